@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+)
+
+// runCLI runs tcsim in-process and returns its exit status and streams.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }}
+	code := run(e, args)
+	return code, out.String(), errb.String()
+}
+
+func init() {
+	register(&command{
+		name: "zz-test", args: "[X]", summary: "test command", hidden: true,
+		setup: func(fs *flag.FlagSet) any { return fs.Int("n", 0, "a number") },
+		run: func(e *env, opts any, args []string) error {
+			n := *opts.(*int)
+			switch {
+			case n < 0:
+				return usagef("n must be >= 0")
+			case n == 7:
+				return errors.New("seven fails")
+			}
+			e.stdout.Write([]byte(strings.Join(args, "|")))
+			return nil
+		},
+	})
+}
+
+func TestDispatch(t *testing.T) {
+	tests := []struct {
+		args    []string
+		code    int
+		out     string
+		errPart string
+	}{
+		{[]string{"zz-test", "a", "b"}, 0, "a|b", ""},
+		{[]string{"zz-test", "a", "-n", "3", "b"}, 0, "a|b", ""},
+		{[]string{"zz-test", "-n=-1"}, 2, "", "n must be >= 0"},
+		{[]string{"zz-test", "-n", "7"}, 1, "", "seven fails"},
+		{[]string{"zz-test", "--bogus"}, 2, "", "flag provided but not defined"},
+		{[]string{"zz-tset"}, 2, "", "did you mean: zz-test"},
+		{[]string{"zz-test", "--", "-n"}, 0, "-n", ""},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, tt.args...)
+		if code != tt.code || out != tt.out || !strings.Contains(errs, tt.errPart) {
+			t.Errorf("tcsim %v = %d %q %q; want %d %q ...%q...", tt.args, code, out, errs, tt.code, tt.out, tt.errPart)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := runCLI(t, "--help")
+	if code != 0 || !strings.Contains(out, "usage: tcsim") {
+		t.Fatalf("--help: %d %q", code, out)
+	}
+	if strings.Contains(out, "zz-test") {
+		t.Errorf("hidden command listed:\n%s", out)
+	}
+	code, out, _ = runCLI(t, "zz-test", "--help")
+	if code != 0 || !strings.Contains(out, "-n int") {
+		t.Errorf("zz-test --help: %d %q", code, out)
+	}
+	for name := range commands {
+		code, out, _ := runCLI(t, append(strings.Fields(name), "--help")...)
+		if code != 0 || !strings.Contains(out, "usage: tcsim "+name) {
+			t.Errorf("tcsim %s --help: exit %d, output %q", name, code, out)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"abc", "abc", 0}, {"layout", "lyaout", 2}, {"atom", "atoms", 1}, {"", "gpu", 3}} {
+		if got := editDistance(c.a, c.b); got != c.d {
+			t.Errorf("editDistance(%q,%q)=%d want %d", c.a, c.b, got, c.d)
+		}
+	}
+}

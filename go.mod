@@ -1,0 +1,3 @@
+module github.com/tcsim/tcsim
+
+go 1.26

@@ -1,0 +1,169 @@
+package layouts
+
+import "fmt"
+
+// Layout is CuTe's shape:stride function from coordinates to offsets. Shape
+// and Stride are congruent IntTuples.
+type Layout struct {
+	Shape  IntTuple
+	Stride IntTuple
+}
+
+// Make returns shape:stride after checking that the two are congruent.
+func Make(shape, stride IntTuple) (Layout, error) {
+	if !shape.Congruent(stride) {
+		return Layout{}, fmt.Errorf("layout %v:%v: shape and stride must be congruent (same nesting)", shape, stride)
+	}
+	return Layout{Shape: shape, Stride: stride}, nil
+}
+
+// MustMake is Make for layouts known to be well formed; it panics on error.
+// Use it for literals in code, never for user input.
+func MustMake(shape, stride IntTuple) Layout {
+	l, err := Make(shape, stride)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// ColMajor returns the compact column-major layout of shape (CuTe's
+// make_layout(shape), LayoutLeft).
+func ColMajor(shape IntTuple) Layout {
+	return Layout{Shape: shape, Stride: PrefixProduct(shape)}
+}
+
+// RowMajor returns the compact row-major layout of shape (LayoutRight).
+func RowMajor(shape IntTuple) Layout {
+	return Layout{Shape: shape, Stride: SuffixProduct(shape)}
+}
+
+// Size is the number of coordinates in the domain: the product of the shape.
+func (l Layout) Size() int { return l.Shape.Product() }
+
+// Cosize is CuTe's cosize: L(size-1)+1, the extent of the codomain for
+// layouts with non-negative strides.
+func (l Layout) Cosize() int {
+	if l.Size() == 0 {
+		return 0
+	}
+	return l.Eval(l.Size()-1) + 1
+}
+
+// Rank is the number of top-level modes.
+func (l Layout) Rank() int { return l.Shape.Rank() }
+
+// Depth is the nesting depth of the shape.
+func (l Layout) Depth() int { return l.Shape.Depth() }
+
+// Mode returns the sub-layout of top-level mode i.
+func (l Layout) Mode(i int) Layout {
+	return Layout{Shape: l.Shape.Mode(i), Stride: l.Stride.Mode(i)}
+}
+
+// Eval maps a linear (colexicographic) index to an offset. As in CuTe, the
+// last mode is not reduced modulo its extent, so indices past Size extend
+// the layout along its last mode.
+func (l Layout) Eval(idx int) int { return crd2idxInt(idx, l.Shape, l.Stride) }
+
+// Crd2Idx maps a coordinate to an offset. crd may be an integer (a linear
+// index, as for Eval) or a tuple congruent with (or coarser than) the shape.
+func (l Layout) Crd2Idx(crd IntTuple) (int, error) {
+	return crd2idx(crd, l.Shape, l.Stride)
+}
+
+func crd2idx(crd, shape, stride IntTuple) (int, error) {
+	if crd.IsInt() {
+		return crd2idxInt(crd.v, shape, stride), nil
+	}
+	if shape.IsInt() || crd.Rank() != shape.Rank() {
+		return 0, fmt.Errorf("coordinate %v does not match shape %v", crd, shape)
+	}
+	sum := 0
+	for i := range crd.modes {
+		v, err := crd2idx(crd.modes[i], shape.modes[i], stride.modes[i])
+		if err != nil {
+			return 0, err
+		}
+		sum += v
+	}
+	return sum, nil
+}
+
+func crd2idxInt(c int, shape, stride IntTuple) int {
+	if shape.IsInt() {
+		return c * stride.v
+	}
+	n := len(shape.modes)
+	if n == 0 {
+		return 0
+	}
+	sum := 0
+	for i := 0; i < n-1; i++ {
+		s := shape.modes[i].Product()
+		sum += crd2idxInt(mod(c, s), shape.modes[i], stride.modes[i])
+		c = floorDiv(c, s)
+	}
+	return sum + crd2idxInt(c, shape.modes[n-1], stride.modes[n-1])
+}
+
+// Idx2Crd converts a linear index into the natural (hierarchical)
+// coordinate of shape, colexicographically: the first mode varies fastest.
+// Every mode is reduced modulo its extent.
+func Idx2Crd(idx int, shape IntTuple) IntTuple {
+	return idx2crd(idx, shape, PrefixProduct(shape))
+}
+
+func idx2crd(idx int, shape, stride IntTuple) IntTuple {
+	if shape.IsInt() {
+		if shape.v == 0 {
+			return Int(0)
+		}
+		return Int(mod(floorDiv(idx, stride.v), shape.v))
+	}
+	out := IntTuple{modes: make([]IntTuple, len(shape.modes))}
+	for i := range shape.modes {
+		out.modes[i] = idx2crd(idx, shape.modes[i], stride.modes[i])
+	}
+	return out
+}
+
+// Table returns L(i) for every i in [0, Size).
+func (l Layout) Table() []int {
+	out := make([]int, l.Size())
+	for i := range out {
+		out[i] = l.Eval(i)
+	}
+	return out
+}
+
+// Equal reports whether l and m have identical shapes and strides (the
+// same notation, not merely the same function).
+func (l Layout) Equal(m Layout) bool {
+	return l.Shape.Equal(m.Shape) && l.Stride.Equal(m.Stride)
+}
+
+// String prints l in CuTe notation, e.g. "((4,8,4),(2,2,8)):((128,1,16),(64,8,512))".
+func (l Layout) String() string { return l.Shape.String() + ":" + l.Stride.String() }
+
+func mod(a, b int) int {
+	if b == 0 {
+		return 0
+	}
+	r := a % b
+	if r < 0 {
+		r += b
+	}
+	return r
+}
+
+func floorDiv(a, b int) int {
+	if b == 0 {
+		return 0
+	}
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
