@@ -1,0 +1,359 @@
+package render
+
+import (
+	"fmt"
+	"image/color"
+	"strconv"
+
+	"github.com/tcsim/tcsim/layouts"
+)
+
+// The pictures (SVG, PNG, HTML) are drawn from one scene of rectangles and
+// text lines, so that every format shows the same thing. Text uses the 5x7
+// font in a 6x11 box (times the scale); the SVG sets a monospace font of
+// 10 px per scale unit, whose advance is the same 6 px.
+const (
+	charW      = 6  // advance per character, at scale 1
+	lineH      = 11 // line height, at scale 1
+	glyphH     = 7 // glyph rows above the baseline (an 8th row holds descenders)
+	maxBands   = 4  // owners drawn as stacked labelled bands, at most
+	maxStripes = 32 // owners drawn as coloured stripes, at most
+)
+
+type rectItem struct {
+	x, y, w, h int
+	fill       color.RGBA
+	noFill     bool
+	stroke     color.RGBA
+	sw         int // stroke width; 0 for none
+}
+
+type textItem struct {
+	x, y  int // top-left of the first glyph box
+	s     string
+	col   color.RGBA
+	scale int
+}
+
+// cellGroup collects a cell's items so that SVG and HTML can attach its
+// full owner list (a tooltip) and its threads (for highlighting).
+type cellGroup struct {
+	title   string
+	threads []int
+	rects   []rectItem
+	texts   []textItem
+}
+
+type scene struct {
+	w, h   int
+	scale  int
+	title  string
+	rects  []rectItem // background, panel frames
+	texts  []textItem // headers, legend
+	cells  []cellGroup
+	frames []rectItem // drawn on top of the cells
+	// legend swatches are ordinary rects and texts.
+}
+
+// picLabels fits the labels of the picture cells: each owner of a cell
+// with at most `bands` owners gets its own band and label; a cell with
+// more owners gets the compact form, or a legend reference when even that
+// does not fit.
+type picCell struct {
+	labels []string // one per band; a single label for offsets, compact or ref forms
+	form   form
+}
+
+func buildScene(g *Grid, o Options) (*scene, *plan, error) {
+	pl, err := makePlan(g, o, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	win := pl.win
+	// Bands: how many owners get their own labelled band.
+	maxOwn := 1
+	for r := win.Row0; r < win.Row1; r++ {
+		for c := win.Col0; c < win.Col1; c++ {
+			maxOwn = max(maxOwn, len(g.Cells[r*g.Cols+c].Owners))
+		}
+	}
+	bands := min(maxOwn, maxBands)
+	// Labels and the character width of a cell.
+	nw := (win.Row1 - win.Row0) * (win.Col1 - win.Col0)
+	pcs := make([]picCell, nw)
+	chars := 1
+	if o.CellWidth > 0 {
+		chars = o.CellWidth
+	}
+	var scratch []byte
+	i := 0
+	for r := win.Row0; r < win.Row1; r++ {
+		for c := win.Col0; c < win.Col1; c++ {
+			cell := &g.Cells[r*g.Cols+c]
+			pc := &pcs[i]
+			i++
+			p := g.PanelOf(cell)
+			switch {
+			case p == nil:
+				pc.form = formVoid
+			case cell.Label != "":
+				pc.labels = []string{cell.Label}
+			case p.Kind == Owners && len(cell.Owners) == 0:
+				pc.form = formEmpty
+				pc.labels = []string{"."}
+			case p.Kind == Owners && len(cell.Owners) <= bands:
+				for _, ow := range cell.Owners {
+					scratch = AppendOwners(scratch[:0], []layouts.Owner{ow})
+					pc.labels = append(pc.labels, string(scratch))
+				}
+			case p.Kind == Owners:
+				pc.form = formCompact
+				pc.labels = []string{string(AppendCompact(scratch[:0], cell.Owners))}
+			default:
+				pc.labels = []string{string(appendBase(scratch[:0], cell, p, o.Label))}
+			}
+			if o.CellWidth <= 0 {
+				for _, l := range pc.labels {
+					chars = max(chars, min(len([]rune(l)), AutoWidthLimit))
+				}
+			}
+		}
+	}
+	for c := win.Col0; c < win.Col1; c++ {
+		chars = max(chars, len(g.ColLabel(c)))
+	}
+	// Shorten what does not fit.
+	var refs []legendEntry
+	i = 0
+	for r := win.Row0; r < win.Row1; r++ {
+		for c := win.Col0; c < win.Col1; c++ {
+			pc := &pcs[i]
+			i++
+			cell := &g.Cells[r*g.Cols+c]
+			for k, l := range pc.labels {
+				if len([]rune(l)) <= chars {
+					continue
+				}
+				if pc.form == formCompact {
+					ref := len(refs) + 1
+					refs = append(refs, legendEntry{Ref: ref, Pos: Pos{r, c}, Cell: cell})
+					pc.labels[k] = string(appendCut(nil, []byte("*"+strconv.Itoa(ref)), chars))
+					pc.form = formRef
+				} else {
+					pc.labels[k] = string(appendCut(nil, []byte(l), chars))
+				}
+			}
+		}
+	}
+	pl.lab.refs = refs
+
+	s := o.Scale
+	if s <= 0 {
+		s = 2
+		if (win.Col1-win.Col0)*(chars*charW+4)*2 > 4000 {
+			s = 1
+		}
+	}
+	sc := &scene{scale: s, title: g.Title}
+	cw, lh := charW*s, lineH*s
+	margin := 8 * s
+	cellW := chars*cw + 4*s
+	cellH := bands * lh
+	rowLabW := len(g.Corner)
+	for r := win.Row0; r < win.Row1; r++ {
+		rowLabW = max(rowLabW, len(g.RowLabel(r)))
+	}
+	y := margin
+	widest := 0
+	addLine := func(x int, text string, col color.RGBA) {
+		sc.texts = append(sc.texts, textItem{x: x, y: y + 2*s, s: text, col: col, scale: s})
+		widest = max(widest, x+len([]rune(text))*cw)
+		y += lh
+	}
+	if g.Title != "" {
+		addLine(margin, g.Title, colBlack)
+	}
+	for _, n := range g.Notes {
+		addLine(margin, n, colHeader)
+	}
+	if !win.Whole(g) {
+		addLine(margin, fmt.Sprintf("showing rows %d..%d of %d, cols %d..%d of %d",
+			win.Row0, win.Row1-1, g.Rows, win.Col0, win.Col1-1, g.Cols), colHeader)
+	}
+	y += s * 4
+	x0 := margin + rowLabW*cw + 4*s
+	// Column headers.
+	if g.Corner != "" {
+		sc.texts = append(sc.texts, textItem{x: margin, y: y + 2*s, s: g.Corner, col: colHeader, scale: s})
+	}
+	for c := win.Col0; c < win.Col1; c++ {
+		l := g.ColLabel(c)
+		x := x0 + (c-win.Col0)*cellW + (cellW-len(l)*cw)/2
+		sc.texts = append(sc.texts, textItem{x: x, y: y + 2*s, s: l, col: colHeader, scale: s})
+	}
+	y += lh
+	y0 := y
+	gridW := (win.Col1 - win.Col0) * cellW
+	gridH := (win.Row1 - win.Row0) * cellH
+	for r := win.Row0; r < win.Row1; r++ {
+		l := g.RowLabel(r)
+		yy := y0 + (r-win.Row0)*cellH + (cellH-lh)/2
+		sc.texts = append(sc.texts, textItem{x: x0 - 4*s - len(l)*cw, y: yy + 2*s, s: l, col: colHeader, scale: s})
+	}
+	// Cells.
+	i = 0
+	for r := win.Row0; r < win.Row1; r++ {
+		for c := win.Col0; c < win.Col1; c++ {
+			pc := &pcs[i]
+			i++
+			if pc.form == formVoid {
+				continue
+			}
+			cell := &g.Cells[r*g.Cols+c]
+			x, yy := x0+(c-win.Col0)*cellW, y0+(r-win.Row0)*cellH
+			sc.cells = append(sc.cells, cellScene(g, pl, cell, pc, x, yy, cellW, cellH, s))
+		}
+	}
+	// Panel frames and names.
+	for pi := range g.Panels {
+		p := &g.Panels[pi]
+		r0, r1 := max(p.Row0, win.Row0), min(p.Row0+p.Rows, win.Row1)
+		c0, c1 := max(p.Col0, win.Col0), min(p.Col0+p.Cols, win.Col1)
+		if r0 >= r1 || c0 >= c1 {
+			continue
+		}
+		fx, fy := x0+(c0-win.Col0)*cellW, y0+(r0-win.Row0)*cellH
+		sc.frames = append(sc.frames, rectItem{x: fx, y: fy, w: (c1 - c0) * cellW, h: (r1 - r0) * cellH, noFill: true, stroke: colBlack, sw: s})
+		if p.Name != "" && len(g.Panels) > 1 {
+			// Name the operand in the blank row above it (or, for a panel
+			// on the top row, in the blank column to its left).
+			tx, ty := fx+2*s, fy-lh
+			if r0 == 0 {
+				tx, ty = fx-cw-2*s, fy
+			}
+			sc.texts = append(sc.texts, textItem{x: tx, y: ty + 2*s, s: p.Name, col: colBlack, scale: s})
+		}
+	}
+	y = y0 + gridH + lh
+	widest = max(widest, x0+gridW)
+	// Legend: colour key, references, coverage.
+	if !o.NoLegend {
+		seen := map[ColorBy]bool{}
+		for _, scm := range pl.scheme {
+			if seen[scm] || scm == ColorNone {
+				continue
+			}
+			seen[scm] = true
+			addLine(margin, legendText(scm)+":", colBlack)
+			x := margin
+			for k := 0; k < modulus(scm); k++ {
+				lab := legendPrefix(scm) + strconv.Itoa(k)
+				w := (len(lab)+1)*cw + 2*s
+				if x+w > max(widest, 60*cw) {
+					x = margin
+					y += lh + 2*s
+				}
+				sc.rects = append(sc.rects, rectItem{x: x, y: y, w: w, h: lh, fill: Palette[k].RGBA(), stroke: colGrid, sw: 1})
+				sc.texts = append(sc.texts, textItem{x: x + cw/2 + s, y: y + 2*s, s: lab, col: colBlack, scale: s})
+				x += w + 2*s
+			}
+			y += lh + 6*s
+		}
+		if cov := coverageLine(g); cov != "" {
+			addLine(margin, cov, colHeader)
+		}
+		if len(refs) > 0 {
+			addLine(margin, "owners of cells marked *N (Ta-bVv = threads a..b hold value v):", colBlack)
+		}
+	}
+	for _, e := range refs {
+		addLine(margin, fmt.Sprintf("*%d (%s,%s): %s", e.Ref, g.RowLabel(e.Pos.Row), g.ColLabel(e.Pos.Col), AppendCompact(nil, e.Cell.Owners)), colHeader)
+	}
+	sc.w = max(widest, x0+gridW) + margin
+	sc.h = y + margin
+	return sc, pl, nil
+}
+
+// cellScene draws one cell: bands for a few owners, stripes for many, a
+// plain fill for offsets.
+func cellScene(g *Grid, pl *plan, cell *Cell, pc *picCell, x, y, w, h, s int) cellGroup {
+	cg := cellGroup{}
+	p := g.PanelOf(cell)
+	scheme := pl.scheme[cell.Panel]
+	keyCol := func(k int) color.RGBA {
+		if k < 0 {
+			return colWhite
+		}
+		return Palette[k].RGBA()
+	}
+	center := func(label string, top, height int) {
+		n := len([]rune(label))
+		cg.texts = append(cg.texts, textItem{
+			x: x + (w-n*charW*s)/2, y: top + (height-glyphH*s)/2,
+			s: label, col: colBlack, scale: s,
+		})
+	}
+	tile := fmt.Sprintf("%s=%d %s=%d", orName(p.RowName, "row"), cell.Row, orName(p.ColName, "col"), cell.Col)
+	switch {
+	case pc.form == formEmpty:
+		cg.title = tile + ": no owner"
+		cg.rects = append(cg.rects, rectItem{x: x, y: y, w: w, h: h, fill: colEmpty})
+		center(".", y, h)
+	case p.Kind == Owners && cell.Label == "" && pc.form == formFull:
+		cg.title = tile + ": " + string(AppendOwners(nil, cell.Owners))
+		k := len(cell.Owners)
+		for b, ow := range cell.Owners {
+			top, bot := y+b*h/k, y+(b+1)*h/k
+			cg.rects = append(cg.rects, rectItem{x: x, y: top, w: w, h: bot - top, fill: keyCol(ownerKey(scheme, cell, ow.Thread, ow.Value))})
+			center(pc.labels[b], top, bot-top)
+		}
+	case p.Kind == Owners && cell.Label == "":
+		cg.title = tile + ": " + string(AppendOwners(nil, cell.Owners))
+		k := len(cell.Owners)
+		n := min(k, maxStripes, w)
+		for j := 0; j < n; j++ {
+			ow := cell.Owners[j*k/n]
+			l, r := x+j*w/n, x+(j+1)*w/n
+			cg.rects = append(cg.rects, rectItem{x: l, y: y, w: r - l, h: h, fill: keyCol(ownerKey(scheme, cell, ow.Thread, ow.Value))})
+		}
+		// A white plate keeps the compact label readable over the stripes.
+		n = len([]rune(pc.labels[0]))
+		pw, ph := n*charW*s+2*s, glyphH*s+2*s
+		cg.rects = append(cg.rects, rectItem{x: x + (w-pw)/2, y: y + (h-ph)/2, w: pw, h: ph, fill: colWhite})
+		center(pc.labels[0], y, h)
+	default:
+		k := -1
+		if len(cell.Owners) > 0 {
+			k = ownerKey(scheme, cell, cell.Owners[0].Thread, cell.Owners[0].Value)
+		} else {
+			k = cellKey(scheme, cell)
+		}
+		if p.Kind == Offsets {
+			cg.title = fmt.Sprintf("%s: offset %d", tile, cell.Offset)
+			if cell.Bank >= 0 {
+				cg.title += fmt.Sprintf(", bank %d", cell.Bank)
+			}
+		} else {
+			cg.title = tile + ": " + string(AppendOwners(nil, cell.Owners))
+		}
+		if cell.Label != "" {
+			cg.title += " (" + cell.Label + ")"
+		}
+		cg.rects = append(cg.rects, rectItem{x: x, y: y, w: w, h: h, fill: keyCol(k)})
+		center(pc.labels[0], y, h)
+	}
+	for _, ow := range cell.Owners {
+		if n := len(cg.threads); n == 0 || cg.threads[n-1] != ow.Thread {
+			cg.threads = append(cg.threads, ow.Thread)
+		}
+	}
+	cg.rects = append(cg.rects, rectItem{x: x, y: y, w: w, h: h, noFill: true, stroke: colGrid, sw: 1})
+	return cg
+}
+
+func orName(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,363 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// WriteText writes g as plain text: a title, column headers, one line per
+// grid row with the cell labels, and a legend for shortened cells. It
+// writes no escape codes (use it for NO_COLOR and files).
+func WriteText(w io.Writer, g *Grid, o Options) error {
+	b, err := AppendGrid(nil, g, o, false)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// WriteANSI is WriteText with xterm-256 colours: each cell's background is
+// its colour key (Options.Color), and a cell with several owners colours
+// each owner's part.
+func WriteANSI(w io.Writer, g *Grid, o Options) error {
+	b, err := AppendGrid(nil, g, o, true)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// AppendGrid appends the text (ansi false) or ANSI picture of g to dst.
+// It is the one code path behind `tcsim layout`, `tcsim render -o x.txt`
+// and the terminal UI's grid view.
+func AppendGrid(dst []byte, g *Grid, o Options, ansi bool) ([]byte, error) {
+	pl, err := makePlan(g, o, o.CellWidth)
+	if err != nil {
+		return dst, err
+	}
+	t := textWriter{pl: pl, ansi: ansi, b: dst}
+	t.write()
+	return t.b, nil
+}
+
+const (
+	escReset = "\x1b[0m"
+	escDim   = "\x1b[38;5;245m"
+	escRev   = "\x1b[7m"
+	escMark  = "\x1b[1;4m"
+)
+
+// escCell[k] sets black text on palette colour k.
+var escCell = func() []string {
+	out := make([]string, len(Palette))
+	for i, s := range Palette {
+		out[i] = "\x1b[38;5;16;48;5;" + strconv.Itoa(int(s.Xterm)) + "m"
+	}
+	return out
+}()
+
+type textWriter struct {
+	pl   *plan
+	ansi bool
+	b    []byte
+	// marked is the set of threads the cursor cell holds.
+	marked map[int]bool
+	cursor int // grid index of the cursor cell, or -1
+}
+
+func (t *textWriter) write() {
+	pl, g := t.pl, t.pl.g
+	win, width := pl.win, pl.lab.width
+	t.cursor = -1
+	if c := pl.o.Cursor; c != nil && g.At(c.Row, c.Col) != nil {
+		t.cursor = c.Row*g.Cols + c.Col
+		t.marked = map[int]bool{}
+		for _, ow := range g.Cells[t.cursor].Owners {
+			t.marked[ow.Thread] = true
+		}
+	}
+
+	if g.Title != "" {
+		t.b = append(t.b, g.Title...)
+		t.b = append(t.b, '\n')
+	}
+	for _, n := range g.Notes {
+		t.b = append(t.b, "  "...)
+		t.b = append(t.b, n...)
+		t.b = append(t.b, '\n')
+	}
+	if !win.Whole(g) {
+		t.b = fmt.Appendf(t.b, "  showing rows %d..%d of %d, cols %d..%d of %d\n",
+			win.Row0, win.Row1-1, g.Rows, win.Col0, win.Col1-1, g.Cols)
+	}
+
+	rowW := len(g.Corner)
+	for r := win.Row0; r < win.Row1; r++ {
+		rowW = max(rowW, len(g.RowLabel(r)))
+	}
+	// Column headers; labels wider than a cell are written vertically.
+	hl := 1
+	for c := win.Col0; c < win.Col1; c++ {
+		if n := len(g.ColLabel(c)); n > width {
+			hl = max(hl, n)
+		}
+	}
+	boxed := pl.o.Boxed
+	for j := 0; j < hl; j++ {
+		if j == hl-1 {
+			t.pad(g.Corner, rowW, false)
+		} else {
+			t.spaces(rowW)
+		}
+		if boxed {
+			t.b = append(t.b, "  "...)
+		}
+		for c := win.Col0; c < win.Col1; c++ {
+			t.b = append(t.b, ' ')
+			lab := g.ColLabel(c)
+			if hl == 1 {
+				t.pad(lab, width, true)
+			} else {
+				t.spaces(width - 1)
+				if k := j - (hl - len(lab)); k >= 0 {
+					t.b = append(t.b, lab[k])
+				} else {
+					t.b = append(t.b, ' ')
+				}
+			}
+			if boxed {
+				t.b = append(t.b, "  "...)
+			}
+		}
+		t.trimLine()
+	}
+	rule := func() {
+		t.spaces(rowW)
+		t.b = append(t.b, " +"...)
+		for c := win.Col0; c < win.Col1; c++ {
+			for k := 0; k < width+2; k++ {
+				t.b = append(t.b, '-')
+			}
+			t.b = append(t.b, '+')
+		}
+		t.b = append(t.b, '\n')
+	}
+	if boxed {
+		rule()
+	}
+	i := 0
+	for r := win.Row0; r < win.Row1; r++ {
+		t.pad(g.RowLabel(r), rowW, true)
+		if boxed {
+			t.b = append(t.b, " |"...)
+		}
+		for c := win.Col0; c < win.Col1; c++ {
+			t.b = append(t.b, ' ')
+			t.cell(r*g.Cols+c, i)
+			i++
+			if boxed {
+				t.b = append(t.b, " |"...)
+			}
+		}
+		t.trimLine()
+		if boxed {
+			rule()
+		}
+	}
+	t.legend()
+}
+
+// cell writes the label of grid cell gi (window cell i), padded to width.
+func (t *textWriter) cell(gi, i int) {
+	pl := t.pl
+	width := pl.lab.width
+	lab, f := pl.lab.text(i), pl.lab.forms[i]
+	padn := width - runeLen(lab)
+	if !t.ansi || f == formVoid {
+		t.spaces(padn)
+		t.b = append(t.b, lab...)
+		return
+	}
+	c := &pl.g.Cells[gi]
+	if f == formEmpty {
+		t.spaces(padn)
+		t.b = append(t.b, escDim...)
+		t.b = append(t.b, lab...)
+		t.b = append(t.b, escReset...)
+		return
+	}
+	scheme := pl.scheme[c.Panel]
+	key := func(k int) int {
+		if k < len(c.Owners) {
+			return ownerKey(scheme, c, c.Owners[k].Thread, c.Owners[k].Value)
+		}
+		return cellKey(scheme, c)
+	}
+	k0 := key(0)
+	if k0 >= 0 {
+		t.b = append(t.b, escCell[k0]...)
+	}
+	if gi == t.cursor {
+		t.b = append(t.b, escRev...)
+	} else if t.marked != nil {
+		for _, ow := range c.Owners {
+			if t.marked[ow.Thread] {
+				t.b = append(t.b, escMark...)
+				break
+			}
+		}
+	}
+	t.spaces(padn)
+	if f == formFull && len(c.Owners) > 1 {
+		// Colour each owner's part with its own colour.
+		k := 0
+		for _, ch := range lab {
+			t.b = append(t.b, ch)
+			if ch == '|' {
+				k++
+				if kk := key(k); kk >= 0 {
+					t.b = append(t.b, escCell[kk]...)
+				}
+			}
+		}
+	} else {
+		t.b = append(t.b, lab...)
+	}
+	t.b = append(t.b, escReset...)
+}
+
+// legend writes the owners of shortened cells, a coverage summary and the
+// colour key.
+func (t *textWriter) legend() {
+	pl, g := t.pl, t.pl.g
+	if len(pl.lab.refs) > 0 {
+		t.b = append(t.b, "owners of cells marked *N (every owner; Ta-bVv = threads a..b hold value v):\n"...)
+		for _, e := range pl.lab.refs {
+			t.b = fmt.Appendf(t.b, "  *%d (%s,%s): ", e.Ref, g.RowLabel(e.Pos.Row), g.ColLabel(e.Pos.Col))
+			t.b = AppendCompact(t.b, e.Cell.Owners)
+			t.b = append(t.b, '\n')
+		}
+	}
+	if pl.o.NoLegend {
+		return
+	}
+	if hasForm(pl.lab.forms, formCompact) {
+		t.b = append(t.b, "compact owners: Ta-b,cVv = threads a..b and c hold value v\n"...)
+	}
+	if hasForm(pl.lab.forms, formCut) {
+		t.b = append(t.b, "labels ending in … were cut to the cell width (--cell); widen the cells or use --format json for the full text\n"...)
+	}
+	if s := coverageLine(g); s != "" {
+		t.b = append(t.b, s...)
+		t.b = append(t.b, '\n')
+	}
+	if !t.ansi {
+		return
+	}
+	seen := map[ColorBy]bool{}
+	for _, sc := range pl.scheme {
+		if seen[sc] || sc == ColorNone {
+			continue
+		}
+		seen[sc] = true
+		t.b = append(t.b, legendText(sc)...)
+		t.b = append(t.b, ':')
+		n := modulus(sc)
+		if sc == ColorWarp {
+			n = 4
+		}
+		for k := 0; k < n; k++ {
+			t.b = append(t.b, ' ')
+			t.b = append(t.b, escCell[k]...)
+			t.b = append(t.b, legendPrefix(sc)...)
+			t.b = strconv.AppendInt(t.b, int64(k), 10)
+			t.b = append(t.b, escReset...)
+		}
+		t.b = append(t.b, '\n')
+	}
+}
+
+// coverageLine summarises how the owner panels cover their tiles.
+func coverageLine(g *Grid) string {
+	var parts []string
+	for pi := range g.Panels {
+		p := &g.Panels[pi]
+		if p.Kind != Owners {
+			continue
+		}
+		var empty, shared, maxOwn int
+		for r := 0; r < p.Rows; r++ {
+			for c := 0; c < p.Cols; c++ {
+				cell := &g.Cells[(p.Row0+r)*g.Cols+p.Col0+c]
+				n := len(cell.Owners)
+				maxOwn = max(maxOwn, n)
+				switch {
+				case n == 0:
+					empty++
+				case n > 1:
+					shared++
+				}
+			}
+		}
+		s := ""
+		switch {
+		case empty == 0 && shared == 0:
+			s = "every cell has exactly one owner"
+		default:
+			var bits []string
+			if shared > 0 {
+				bits = append(bits, fmt.Sprintf("%d cells have several owners (up to %d: a broadcast)", shared, maxOwn))
+			}
+			if empty > 0 {
+				bits = append(bits, fmt.Sprintf("%d cells have no owner (shown .)", empty))
+			}
+			s = strings.Join(bits, "; ")
+		}
+		if p.Name != "" {
+			s = p.Name + ": " + s
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "coverage: " + strings.Join(parts, "; ")
+}
+
+func hasForm(fs []form, f form) bool {
+	for _, x := range fs {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *textWriter) spaces(n int) {
+	for ; n > 0; n-- {
+		t.b = append(t.b, ' ')
+	}
+}
+
+// pad writes s padded to n characters, right-aligned when right is set.
+func (t *textWriter) pad(s string, n int, right bool) {
+	if right {
+		t.spaces(n - len(s))
+	}
+	t.b = append(t.b, s...)
+	if !right {
+		t.spaces(n - len(s))
+	}
+}
+
+// trimLine ends the current line, dropping trailing blanks.
+func (t *textWriter) trimLine() {
+	for len(t.b) > 0 && t.b[len(t.b)-1] == ' ' {
+		t.b = t.b[:len(t.b)-1]
+	}
+	t.b = append(t.b, '\n')
+}
