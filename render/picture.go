@@ -15,7 +15,7 @@ import (
 const (
 	charW      = 6  // advance per character, at scale 1
 	lineH      = 11 // line height, at scale 1
-	glyphH     = 7 // glyph rows above the baseline (an 8th row holds descenders)
+	glyphH     = 7  // glyph rows above the baseline (an 8th row holds descenders)
 	maxBands   = 4  // owners drawn as stacked labelled bands, at most
 	maxStripes = 32 // owners drawn as coloured stripes, at most
 )
