@@ -41,13 +41,18 @@ func RowMajor(shape IntTuple) Layout {
 // Size is the number of coordinates in the domain: the product of the shape.
 func (l Layout) Size() int { return l.Shape.Product() }
 
-// Cosize is CuTe's cosize: L(size-1)+1, the extent of the codomain for
-// layouts with non-negative strides.
+// Cosize is CuTe's cosize: 1 + the sum over the leaves of
+// (extent-1)*|stride|, which is L(size-1)+1 for layouts with
+// non-negative strides.
 func (l Layout) Cosize() int {
-	if l.Size() == 0 {
-		return 0
+	sh, st := l.Shape.Leaves(), l.Stride.Leaves()
+	c := 1
+	for i := range sh {
+		if i < len(st) {
+			c += (sh[i] - 1) * iabs(st[i])
+		}
 	}
-	return l.Eval(l.Size()-1) + 1
+	return c
 }
 
 // Rank is the number of top-level modes.
@@ -100,26 +105,55 @@ func crd2idxInt(c int, shape, stride IntTuple) int {
 	}
 	sum := 0
 	for i := 0; i < n-1; i++ {
+		// C++ division and remainder, as CuTe's divmod.
 		s := shape.modes[i].Product()
-		sum += crd2idxInt(mod(c, s), shape.modes[i], stride.modes[i])
-		c = floorDiv(c, s)
+		if s == 0 {
+			return sum
+		}
+		sum += crd2idxInt(c%s, shape.modes[i], stride.modes[i])
+		c /= s
 	}
 	return sum + crd2idxInt(c, shape.modes[n-1], stride.modes[n-1])
 }
 
 // Idx2Crd converts a linear index into the natural (hierarchical)
 // coordinate of shape, colexicographically: the first mode varies fastest.
-// Every mode is reduced modulo its extent.
+// As CuTe's idx2crd(idx, shape), the last leaf is not reduced, so an index
+// past the size extends the last mode: Idx2Crd(9, (4,2)) is (1,2).
 func Idx2Crd(idx int, shape IntTuple) IntTuple {
-	return idx2crd(idx, shape, PrefixProduct(shape))
+	if shape.leaf {
+		return Int(idx)
+	}
+	n := len(shape.modes)
+	out := IntTuple{modes: make([]IntTuple, n)}
+	for i := 0; i < n; i++ {
+		if i == n-1 {
+			out.modes[i] = Idx2Crd(idx, shape.modes[i])
+			break
+		}
+		s := shape.modes[i].Product()
+		if s == 0 {
+			out.modes[i] = shape.modes[i].Map(func(int) int { return 0 })
+			continue
+		}
+		out.modes[i] = Idx2Crd(idx%s, shape.modes[i])
+		idx /= s
+	}
+	return out
+}
+
+// Idx2CrdStride is CuTe's idx2crd(idx, shape, stride): every leaf is
+// (idx / stride) % extent, so every mode is reduced.
+func Idx2CrdStride(idx int, shape, stride IntTuple) IntTuple {
+	return idx2crd(idx, shape, stride)
 }
 
 func idx2crd(idx int, shape, stride IntTuple) IntTuple {
 	if shape.IsInt() {
-		if shape.v == 0 {
+		if shape.v == 1 || shape.v == 0 || stride.v == 0 {
 			return Int(0)
 		}
-		return Int(mod(floorDiv(idx, stride.v), shape.v))
+		return Int((idx / stride.v) % shape.v)
 	}
 	out := IntTuple{modes: make([]IntTuple, len(shape.modes))}
 	for i := range shape.modes {
