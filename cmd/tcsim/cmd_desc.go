@@ -1,0 +1,450 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tcsim/tcsim/isa/desc"
+)
+
+// descFlags are the flags of `tcsim desc` and `tcsim desc encode`.
+type descFlags struct {
+	arch, kind, major, swizzle, dtype, tile string
+	idesc, draw, ansi, quiet                bool
+	ctaGroup                                int
+	ws                                      desc.Tri
+
+	// encode: shared-memory descriptor
+	addr, lbo, sbo, lboMode string
+	baseOffset              int
+	// encode: instruction descriptor
+	atype, btype, scaleType, majorA, majorB string
+	m, n, sparseID, maxShift, sfAID, sfBID  int
+	sparse, saturate, negA, negB, k96       bool
+}
+
+func (o *descFlags) common(fs *flag.FlagSet) {
+	fs.StringVar(&o.arch, "arch", "", "descriptor family: sm_90a (wgmma) or sm_100a (tcgen05); decode detects it when omitted")
+	fs.BoolVar(&o.idesc, "idesc", false, "a tcgen05 instruction descriptor (32-bit) instead of a shared-memory descriptor")
+	fs.StringVar(&o.kind, "kind", "", "tcgen05.mma kind for --idesc: f16, tf32, f8f6f4, i8, mxf8f6f4, mxf4, mxf4nvf4")
+	fs.StringVar(&o.major, "major", "", "expected operand major-ness: K or MN")
+	fs.StringVar(&o.swizzle, "swizzle", "", "swizzle: none, 32B, 64B, 128B, 128B-32A (decode: the expected one, e.g. the TMA map's)")
+	fs.StringVar(&o.dtype, "dtype", "", "element type in shared memory (bf16, f16, tf32, e4m3, s8, e2m1, ...); with --idesc: the D (accumulator) type")
+	fs.StringVar(&o.tile, "tile", "", "operand tile MNxK in elements, e.g. 64x16 for A of wgmma m64nNk16 (default: 64 rows x 32 bytes of K)")
+	fs.BoolVar(&o.draw, "draw", false, "draw which shared-memory bytes each core matrix reads")
+	fs.BoolVar(&o.ansi, "ansi", false, "colour the --draw picture (ANSI; NO_COLOR turns it off)")
+	fs.IntVar(&o.ctaGroup, "cta-group", 0, "with --idesc: the cta_group (1 or 2) the MMA uses, to check M and N")
+	fs.BoolFunc("ws", "with --idesc: the MMA is tcgen05.mma.ws (--ws=false: it is not)", func(s string) error {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return err
+		}
+		o.ws = map[bool]desc.Tri{true: desc.Yes, false: desc.No}[b]
+		return nil
+	})
+}
+
+const descHelp = `Decodes a descriptor, explains every field and checks it against the rules
+of the PTX ISA and the traps kernel writers hit: offsets written in bytes
+where bytes >> 4 belong, a base offset that does not match the start
+address's place in the swizzle pattern, sm_90 and sm_100 swizzle codes
+confused, the missing tcgen05 version bits, M and N outside the legal set.
+
+Shared-memory descriptors: wgmma (sm_90a) or tcgen05 (sm_100a). Without
+--arch the family is detected from bits 46-48 (0b001 = tcgen05). Say what
+you expect with --major, --swizzle, --dtype and --tile; with --major the
+core matrices are laid out and checked (overlaps, reads past shared
+memory), and --draw draws them over the shared-memory bytes.
+
+Instruction descriptors: --idesc --kind KIND (32-bit; a 64-bit value with
+the descriptor in its upper half, as CUTLASS's make_runtime_instr_desc
+builds it, is accepted).
+
+The value is hex with 0x (underscores allowed) or decimal.
+Exit status 1 when a check finds an error.
+
+examples:
+  tcsim desc 0x4000004000010040 --major K --dtype bf16 --tile 64x16 --draw
+  tcsim desc 0x4000404000010040 --major K --swizzle 128B
+  tcsim desc --idesc 0x08400490 --kind f16`
+
+const descEncodeHelp = `Builds a descriptor from byte values and prints it with the same
+explanation and checks as 'tcsim desc'.
+
+Shared-memory descriptor: --arch sm_90a|sm_100a --swizzle MODE --addr BYTES
+--lbo BYTES --sbo BYTES [--base-offset N] [--major K|MN --dtype T --tile MNxK].
+The offsets are bytes (the encoder stores bytes >> 4); without
+--base-offset the value the ISA requires for --addr is used.
+
+Instruction descriptor: --idesc --kind KIND --dtype D --atype A --btype B
+--m M --n N [--sparse --sparse-id N --saturate --negate-a --negate-b
+--major-a MN --major-b MN --max-shift 0|8|16|32] and for block-scaled kinds
+[--scale-type ue8m0|ue4m3 --sf-a-id N --sf-b-id N --k96].
+
+--quiet prints only the value. Exit status 1 when a check finds an error.
+
+examples:
+  tcsim desc encode --arch sm_90a --swizzle 128B --major K --addr 0x400 --lbo 16 --sbo 1024
+  tcsim desc encode --idesc --kind f16 --dtype f32 --atype bf16 --btype bf16 --m 128 --n 256`
+
+func init() {
+	register(&command{
+		name:    "desc",
+		args:    "[flags] VALUE",
+		summary: "decode, explain and check a wgmma/tcgen05 descriptor",
+		help:    descHelp,
+		setup: func(fs *flag.FlagSet) any {
+			o := &descFlags{}
+			o.common(fs)
+			return o
+		},
+		run: runDesc,
+	})
+	register(&command{
+		name:    "desc encode",
+		args:    "[flags]",
+		summary: "build a wgmma/tcgen05 descriptor from byte values",
+		help:    descEncodeHelp,
+		setup: func(fs *flag.FlagSet) any {
+			o := &descFlags{}
+			o.common(fs)
+			fs.StringVar(&o.addr, "addr", "", "shared-memory start address in bytes (e.g. 0x400)")
+			fs.StringVar(&o.lbo, "lbo", "0", "leading dimension byte offset, in bytes")
+			fs.StringVar(&o.sbo, "sbo", "0", "stride dimension byte offset, in bytes")
+			fs.IntVar(&o.baseOffset, "base-offset", -1, "base offset (0-7); default: the value the ISA requires for --addr")
+			fs.StringVar(&o.lboMode, "lbo-mode", "relative", "sm_100a: relative or absolute (sm_103a) leading-dimension mode")
+			fs.BoolVar(&o.quiet, "quiet", false, "print only the value")
+			fs.StringVar(&o.atype, "atype", "", "--idesc: A type (f16, bf16, tf32, e4m3, e5m2, e2m3, e3m2, e2m1, s8, u8)")
+			fs.StringVar(&o.btype, "btype", "", "--idesc: B type")
+			fs.IntVar(&o.m, "m", 0, "--idesc: M")
+			fs.IntVar(&o.n, "n", 0, "--idesc: N")
+			fs.BoolVar(&o.sparse, "sparse", false, "--idesc: sparse A (tcgen05.mma.sp)")
+			fs.IntVar(&o.sparseID, "sparse-id", 0, "--idesc: sparsity selector (0-3)")
+			fs.BoolVar(&o.saturate, "saturate", false, "--idesc: saturate (kind::i8)")
+			fs.BoolVar(&o.negA, "negate-a", false, "--idesc: negate A")
+			fs.BoolVar(&o.negB, "negate-b", false, "--idesc: negate B")
+			fs.StringVar(&o.majorA, "major-a", "K", "--idesc: major-ness of A (MN sets transpose A)")
+			fs.StringVar(&o.majorB, "major-b", "K", "--idesc: major-ness of B (MN sets transpose B)")
+			fs.IntVar(&o.maxShift, "max-shift", 0, "--idesc: .ws maximum shift: 0, 8, 16 or 32")
+			fs.StringVar(&o.scaleType, "scale-type", "", "--idesc block-scaled: ue8m0 (default) or ue4m3")
+			fs.IntVar(&o.sfAID, "sf-a-id", 0, "--idesc block-scaled: scale factor A id (0-3)")
+			fs.IntVar(&o.sfBID, "sf-b-id", 0, "--idesc block-scaled: scale factor B id (0-3)")
+			fs.BoolVar(&o.k96, "k96", false, "--idesc mxf4 kinds: dense K = 96 (sm_103a)")
+			return o
+		},
+		run: runDescEncode,
+	})
+}
+
+// parseDescValue reads a descriptor value: 0x-prefixed hex (underscores
+// and apostrophes allowed), or decimal. Bare digits with a-f letters are
+// read as hex with a note.
+func parseDescValue(s string) (v uint64, note string, err error) {
+	t := strings.TrimSpace(s)
+	t = strings.NewReplacer("_", "", "'", "").Replace(t)
+	if t == "" {
+		return 0, "", fmt.Errorf("empty value")
+	}
+	lower := strings.ToLower(t)
+	base := 10
+	switch {
+	case strings.HasPrefix(lower, "0x"):
+		lower, base = lower[2:], 16
+	case strings.ContainsAny(lower, "abcdef"):
+		base = 16
+		note = fmt.Sprintf("%q read as hexadecimal (write 0x to say so)", s)
+	}
+	if lower == "" {
+		return 0, "", fmt.Errorf("%q has no digits after 0x", s)
+	}
+	v, err = strconv.ParseUint(lower, base, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
+			return 0, "", fmt.Errorf("%q does not fit in 64 bits", s)
+		}
+		digits := "decimal digits (or 0x and hex digits)"
+		if base == 16 {
+			digits = "hex digits"
+		}
+		return 0, "", fmt.Errorf("%q is not a number: want %s", s, digits)
+	}
+	return v, note, nil
+}
+
+// context turns the shared flags into a checking context.
+func (o *descFlags) context() (desc.Context, error) {
+	var ctx desc.Context
+	var err error
+	if o.major != "" {
+		if ctx.Major, err = desc.ParseMajor(o.major); err != nil {
+			return ctx, usagef("--major: %v", err)
+		}
+	}
+	if o.swizzle != "" {
+		if ctx.Swizzle, err = desc.ParseSwizzle(o.swizzle); err != nil {
+			return ctx, usagef("--swizzle: %v", err)
+		}
+	}
+	if o.dtype != "" && !o.idesc {
+		if _, err := desc.ElemBits(o.dtype); err != nil {
+			return ctx, usagef("--dtype: %v", err)
+		}
+		ctx.DType = strings.ToLower(strings.TrimPrefix(o.dtype, "."))
+	}
+	if o.tile != "" {
+		if ctx.TileMN, ctx.TileK, err = desc.ParseTile(o.tile); err != nil {
+			return ctx, usagef("--tile: %v", err)
+		}
+	}
+	return ctx, nil
+}
+
+func (o *descFlags) idescContext() (desc.IDescContext, desc.Kind, error) {
+	ctx := desc.IDescContext{CTAGroup: o.ctaGroup, WS: o.ws}
+	if o.ctaGroup != 0 && o.ctaGroup != 1 && o.ctaGroup != 2 {
+		return ctx, 0, usagef("--cta-group: %d is not 1 or 2", o.ctaGroup)
+	}
+	if o.swizzle != "" {
+		s, err := desc.ParseSwizzle(o.swizzle)
+		if err != nil {
+			return ctx, 0, usagef("--swizzle: %v", err)
+		}
+		ctx.Swizzle = s
+	}
+	if o.kind == "" {
+		return ctx, 0, usagef("--idesc needs --kind (the layout depends on it): f16, tf32, f8f6f4, i8, mxf8f6f4, mxf4 or mxf4nvf4")
+	}
+	k, err := desc.ParseKind(o.kind)
+	if err != nil {
+		return ctx, 0, usagef("--kind: %v", err)
+	}
+	return ctx, k, nil
+}
+
+func (o *descFlags) colour(e *env) bool { return o.ansi && e.getenv("NO_COLOR") == "" }
+
+func runDesc(e *env, opts any, args []string) error {
+	o := opts.(*descFlags)
+	if len(args) != 1 {
+		return usagef("want one descriptor value, got %d arguments (see 'tcsim desc --help')", len(args))
+	}
+	v, note, err := parseDescValue(args[0])
+	if err != nil {
+		return usagef("%v", err)
+	}
+	var r desc.Report
+	if o.idesc {
+		ictx, k, err := o.idescContext()
+		if err != nil {
+			return err
+		}
+		if o.draw {
+			return usagef("--draw applies to shared-memory descriptors, not --idesc")
+		}
+		v32, vnote, err := idescWord(v)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		r = desc.ExplainIDesc(v32, k, ictx)
+		if vnote != "" {
+			r.Notes = append([]string{vnote}, r.Notes...)
+		}
+	} else {
+		ctx, err := o.context()
+		if err != nil {
+			return err
+		}
+		arch := desc.ArchUnknown
+		if o.arch != "" {
+			if arch, err = desc.ParseArch(o.arch); err != nil {
+				return usagef("--arch: %v", err)
+			}
+		}
+		r = desc.ExplainSmem(v, arch, ctx)
+	}
+	if note != "" {
+		r.Notes = append([]string{note}, r.Notes...)
+	}
+	return finishReport(e, o, r)
+}
+
+// idescWord extracts the 32-bit instruction descriptor from v.
+func idescWord(v uint64) (uint32, string, error) {
+	hi, lo := uint32(v>>32), uint32(v)
+	switch {
+	case hi == 0:
+		return lo, "", nil
+	case lo == 0:
+		return hi, "the value has the descriptor in its upper 32 bits, as CUTLASS's make_runtime_instr_desc returns it (the lower half is the sparse-metadata TMEM address); decoding the upper half", nil
+	}
+	return hi, fmt.Sprintf("64-bit value: decoding the upper 32 bits as the descriptor (CUTLASS's runtime layout); the lower half %#x would be the sparse-metadata TMEM address", lo), nil
+}
+
+func finishReport(e *env, o *descFlags, r desc.Report) error {
+	if err := r.WriteText(e.stdout); err != nil {
+		return err
+	}
+	if o.draw {
+		fr, err := r.WithFootprint()
+		if err != nil {
+			return usagef("--draw: %v", err)
+		}
+		fmt.Fprintln(e.stdout)
+		fmt.Fprintf(e.stdout, "core-matrix footprint of a %dx%d tile (%s-major, %s swizzle)\n", fr.Operand.MN, fr.Operand.K, fr.Operand.Major, fr.Layout.Swizzle)
+		if fr.Layout.Swizzle.Repeat() > 0 && fr.Layout.BaseOffset != desc.BaseOffsetFor(fr.Layout.Start, fr.Layout.Swizzle) {
+			fmt.Fprintln(e.stdout, "model: with a base offset other than the ISA's value the XOR phase slips by the difference (not hardware-verified)")
+		}
+		if err := desc.DrawFootprint(e.stdout, fr.Footprint, fr.Operand, desc.DrawOptions{ANSI: o.colour(e)}); err != nil {
+			return err
+		}
+	}
+	if n := r.Findings.Count(desc.Error); n > 0 {
+		return fmt.Errorf("%d error(s) in the descriptor", n)
+	}
+	return nil
+}
+
+// parseBytes reads a byte count or address flag (hex with 0x, or decimal).
+func parseBytes(flagName, s string) (uint32, error) {
+	v, _, err := parseDescValue(s)
+	if err != nil {
+		return 0, usagef("--%s: %v", flagName, err)
+	}
+	if v > 1<<32-1 {
+		return 0, usagef("--%s: %s does not fit 32 bits", flagName, s)
+	}
+	return uint32(v), nil
+}
+
+func runDescEncode(e *env, opts any, args []string) error {
+	o := opts.(*descFlags)
+	if len(args) != 0 {
+		return usagef("unexpected arguments %q (everything is a flag; see 'tcsim desc encode --help')", args)
+	}
+	if o.idesc {
+		return runEncodeIDesc(e, o)
+	}
+	if o.arch == "" {
+		return usagef("--arch is required: sm_90a (wgmma) or sm_100a (tcgen05)")
+	}
+	arch, err := desc.ParseArch(o.arch)
+	if err != nil {
+		return usagef("--arch: %v", err)
+	}
+	if o.swizzle == "" {
+		return usagef("--swizzle is required: none, 32B, 64B, 128B or 128B-32A")
+	}
+	if o.addr == "" {
+		return usagef("--addr is required: the operand's shared-memory byte address")
+	}
+	ctx, err := o.context()
+	if err != nil {
+		return err
+	}
+	swz := ctx.Swizzle
+	ctx.Swizzle = desc.SwizzleUnknown // the encoder uses it; nothing to compare against
+	addr, err := parseBytes("addr", o.addr)
+	if err != nil {
+		return err
+	}
+	lbo, err := parseBytes("lbo", o.lbo)
+	if err != nil {
+		return err
+	}
+	sbo, err := parseBytes("sbo", o.sbo)
+	if err != nil {
+		return err
+	}
+	if o.baseOffset > 7 || o.baseOffset < -1 {
+		return usagef("--base-offset: %d is not 0-7", o.baseOffset)
+	}
+	var v uint64
+	var encErr error
+	if arch == desc.SM90 {
+		if o.lboMode != "relative" {
+			return usagef("--lbo-mode is an sm_100a field")
+		}
+		d, err := desc.NewWGMMA(addr, lbo, sbo, swz, o.baseOffset)
+		if err != nil {
+			return fmt.Errorf("cannot encode: %w", err)
+		}
+		v, encErr = d.Encode()
+	} else {
+		d, err := desc.NewTCGen05Smem(addr, lbo, sbo, swz, o.baseOffset)
+		if err != nil {
+			return fmt.Errorf("cannot encode: %w", err)
+		}
+		switch o.lboMode {
+		case "relative":
+		case "absolute":
+			d.LBOMode = 1
+		default:
+			return usagef("--lbo-mode: %q is not relative or absolute", o.lboMode)
+		}
+		v, encErr = d.Encode()
+	}
+	if encErr != nil {
+		return encErr
+	}
+	if o.quiet {
+		fmt.Fprintf(e.stdout, "%#018x\n", v)
+		return nil
+	}
+	r := desc.ExplainSmem(v, arch, ctx)
+	in := fmt.Sprintf("from --addr %#x --lbo %d --sbo %d --swizzle %s", addr, lbo, sbo, swz)
+	if o.baseOffset < 0 {
+		in += fmt.Sprintf(", base offset %d computed for the address", desc.BaseOffsetFor(addr, swz))
+	}
+	if addr >= 1<<18 {
+		in += fmt.Sprintf("; the address was reduced to its low 18 bits (%#x), as matrix-descriptor-encode does", addr&0x3FFFF)
+	}
+	r.Notes = append([]string{in}, r.Notes...)
+	r.Findings = append(desc.CheckByteInputs(addr, lbo, sbo, swz, ctx), r.Findings...)
+	return finishReport(e, o, r)
+}
+
+func runEncodeIDesc(e *env, o *descFlags) error {
+	ictx, k, err := o.idescContext()
+	if err != nil {
+		return err
+	}
+	if o.draw {
+		return usagef("--draw applies to shared-memory descriptors, not --idesc")
+	}
+	spec := desc.IDescSpec{Kind: k, D: o.dtype, A: o.atype, B: o.btype, M: o.m, N: o.n,
+		Sparse: o.sparse, SparseSelector: o.sparseID, Saturate: o.saturate, NegateA: o.negA, NegateB: o.negB,
+		MaxShift: o.maxShift, ScaleType: o.scaleType, ScaleAID: o.sfAID, ScaleBID: o.sfBID, K96: o.k96}
+	if k.BlockScaled() && o.dtype != "" && !strings.EqualFold(o.dtype, "f32") {
+		return usagef("--dtype: block-scaled kinds accumulate in f32 and have no D field")
+	}
+	if !k.BlockScaled() && o.dtype == "" {
+		return usagef("--dtype (the D type) is required for kind::%s", k)
+	}
+	if o.atype == "" || o.btype == "" || o.m == 0 || o.n == 0 {
+		return usagef("--atype, --btype, --m and --n are required")
+	}
+	if spec.MajorA, err = desc.ParseMajor(o.majorA); err != nil {
+		return usagef("--major-a: %v", err)
+	}
+	if spec.MajorB, err = desc.ParseMajor(o.majorB); err != nil {
+		return usagef("--major-b: %v", err)
+	}
+	d, err := desc.NewIDesc(spec)
+	if err != nil {
+		return fmt.Errorf("cannot encode: %w", err)
+	}
+	v, err := d.Encode()
+	if err != nil {
+		return err
+	}
+	if o.quiet {
+		fmt.Fprintf(e.stdout, "%#010x\n", v)
+		return nil
+	}
+	r := desc.ExplainIDesc(v, k, ictx)
+	return finishReport(e, o, r)
+}
