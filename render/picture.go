@@ -71,13 +71,16 @@ func buildScene(g *Grid, o Options) (*scene, *plan, error) {
 	}
 	win := pl.win
 	// Bands: how many owners get their own labelled band.
-	maxOwn := 1
+	// Rows are as tall as the most owners a banded cell has; cells with
+	// more owners than maxBands get stripes and one label instead.
+	bands := 1
 	for r := win.Row0; r < win.Row1; r++ {
 		for c := win.Col0; c < win.Col1; c++ {
-			maxOwn = max(maxOwn, len(g.Cells[r*g.Cols+c].Owners))
+			if n := len(g.Cells[r*g.Cols+c].Owners); n <= maxBands {
+				bands = max(bands, n)
+			}
 		}
 	}
-	bands := min(maxOwn, maxBands)
 	// Labels and the character width of a cell.
 	nw := (win.Row1 - win.Row0) * (win.Col1 - win.Col0)
 	pcs := make([]picCell, nw)
@@ -309,12 +312,22 @@ func cellScene(g *Grid, pl *plan, cell *Cell, pc *picCell, x, y, w, h, s int) ce
 		}
 	case p.Kind == Owners && cell.Label == "":
 		cg.title = tile + ": " + string(AppendOwners(nil, cell.Owners))
-		k := len(cell.Owners)
-		n := min(k, maxStripes, w)
-		for j := 0; j < n; j++ {
-			ow := cell.Owners[j*k/n]
+		// One stripe per distinct colour among the owners, in owner order.
+		var keys []int
+		for _, ow := range cell.Owners {
+			k := ownerKey(scheme, cell, ow.Thread, ow.Value)
+			seen := false
+			for _, x := range keys {
+				seen = seen || x == k
+			}
+			if !seen && len(keys) < min(maxStripes, w) {
+				keys = append(keys, k)
+			}
+		}
+		n := len(keys)
+		for j, k := range keys {
 			l, r := x+j*w/n, x+(j+1)*w/n
-			cg.rects = append(cg.rects, rectItem{x: l, y: y, w: r - l, h: h, fill: keyCol(ownerKey(scheme, cell, ow.Thread, ow.Value))})
+			cg.rects = append(cg.rects, rectItem{x: l, y: y, w: r - l, h: h, fill: keyCol(k)})
 		}
 		// A white plate keeps the compact label readable over the stripes.
 		n = len([]rune(pc.labels[0]))

@@ -325,6 +325,20 @@ func coverageLine(g *Grid) string {
 	if len(parts) == 0 {
 		return ""
 	}
+	// "A: x; B: x; C: x" reads better as "x (A, B, C)".
+	if len(parts) > 1 {
+		_, first, _ := strings.Cut(parts[0], ": ")
+		names := make([]string, len(parts))
+		same := true
+		for i, p := range parts {
+			var rest string
+			names[i], rest, _ = strings.Cut(p, ": ")
+			same = same && rest == first
+		}
+		if same {
+			return "coverage: " + first + " (" + strings.Join(names, ", ") + ")"
+		}
+	}
 	return "coverage: " + strings.Join(parts, "; ")
 }
 
