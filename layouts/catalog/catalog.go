@@ -2,8 +2,62 @@
 // register fragments of wgmma, mma.sync, ldmatrix/stmatrix and tcgen05, the
 // TMEM accumulator placements, and the canonical shared-memory layouts.
 //
-// Every atom names the PTX ISA section that defines it, its thread and value
-// counts, and whether real hardware has confirmed it.
+// Every atom names the PTX ISA section that defines it (ISA 9.1 numbering),
+// its architecture, its thread and value counts, its element width and how
+// many values share a 32-bit register, and whether real hardware has
+// confirmed it. Each layout was derived from the ISA's fragment figures and
+// formulas and cross-checked against CuTe's definitions (see the tests).
+//
+// # Names
+//
+// Names are lower case and dot separated, always in this order:
+//
+//		family.shape.operand[.source].type[.variant]
+//
+//	  - family: wgmma, mma.sync, ldmatrix, stmatrix, tcgen05 or smem.
+//	  - shape: PTX shape tokens, keeping only the dimensions the layout
+//	    depends on: m64n64 (a wgmma accumulator depends on N, not K), m64k16
+//	    (wgmma A), n64k16 (wgmma B), m16n8, m16k16, n8k16 (mma.sync), m8n8.x4
+//	    (ldmatrix/stmatrix with .num), 32x32b.x8 (tcgen05.ld/st shape and
+//	    .num), tmem.m64n128 (TMEM accumulator placement). The full PTX shapes
+//	    an atom serves (m64n64k16, m64n64k8, ...) are listed in Atom.Shapes,
+//	    and the filter searches them too, so "m64n64k16" finds A, B and D.
+//	  - operand: a, b or d (the accumulator; PTX names the accumulator
+//	    operand d in mma, wgmma and tcgen05.mma). Atom.Operand says "C" for
+//	    accumulators, as CuTe does.
+//	  - source (wgmma A and B only): reg (registers) or smem (descriptor).
+//	  - type: f32, f16, s32 for accumulators; b16 (f16/bf16), tf32, b8
+//	    (e4m3/e5m2/s8/u8), b4 for operands; b16 for ldmatrix/stmatrix.
+//	  - variant: trans (ldmatrix/stmatrix .trans); cta1, cta2, ws (TMEM
+//	    placements).
+//
+// Shared-memory atoms read smem.major.swizzle.bBITS: major is k or mn,
+// swizzle is inter (no swizzle), sw32, sw64, sw128 or sw128a32 (128-byte
+// swizzle with 32-byte atomicity, tcgen05 only), e.g. smem.k.sw128.b16.
+//
+// Examples: wgmma.m64n64.d.f32, wgmma.m64k16.a.reg.b16,
+// wgmma.n128k16.b.smem.b16, mma.sync.m16k16.a.b16, mma.sync.m16n8.d.f32,
+// ldmatrix.m8n8.x4.trans.b16, tcgen05.16x256b.x4,
+// tcgen05.tmem.m64n128.cta1, smem.mn.sw64.b16.
+//
+// # Tiles
+//
+// A thread-value atom (KindTV) maps (thread, value) to a cell of a
+// Rows×Cols tile, indexed column-major (row + Rows*col) as CuTe does. Tiles
+// follow CuTe's operand orientation: A is M×K, B is N×K, the accumulator is
+// M×N. Value v of a thread is the v-th element in the ISA's "low to high"
+// order; with ValsPerReg > 1, value v sits in register v/ValsPerReg.
+//
+// A shared-memory atom (KindSMEM) maps a tile cell (MN×K) to an element
+// offset. The hardware swizzles byte addresses in 16-byte granules (CuTe
+// prints this as e.g. Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1),
+// the swizzle acting on the byte address); the catalog stores the exact
+// equivalent in element units, with the swizzle rescaled (Sw<3,3,3> for
+// 16-bit elements), and gives CuTe's byte form in Atom.CuTe.
+//
+// A TMEM atom (KindTMEM) maps an accumulator cell (M×N) to a Tensor Memory
+// address relative to the accumulator's base, in the ISA's 32-bit address
+// format: lane<<16 | column.
 package catalog
 
 import (
@@ -24,7 +78,24 @@ const (
 	// KindSMEM atoms map a tile cell to an element offset in shared memory:
 	// the canonical (possibly swizzled) operand layouts.
 	KindSMEM
+	// KindTMEM atoms map an accumulator cell (m, n) to a Tensor Memory
+	// address relative to the accumulator's base address: lane<<16 |
+	// column, the ISA's TMEM address format.
+	KindTMEM
 )
+
+// String returns "tv", "smem" or "tmem".
+func (k Kind) String() string {
+	switch k {
+	case KindTV:
+		return "tv"
+	case KindSMEM:
+		return "smem"
+	case KindTMEM:
+		return "tmem"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
 
 // Atom is one named layout.
 type Atom struct {
@@ -40,13 +111,34 @@ type Atom struct {
 	RowName    string // axis names, e.g. "m", "k", "lane", "row"
 	ColName    string // e.g. "n", "k", "col", "byte"
 	ElemBits   int    // bits of one value
-	ValsPerReg int    // values packed in one 32-bit register (1, 2, 4 or 8); 0 for KindSMEM
+	ValsPerReg int    // values packed in one 32-bit register (1, 2, 4 or 8); 0 where values are not in registers (KindSMEM, KindTMEM, SMEM operands)
 
 	// TV is the thread-value layout (KindTV).
 	TV layouts.TV
 	// Offsets maps the column-major tile index row+Rows*col to the element
-	// offset in shared memory (KindSMEM).
+	// offset in shared memory (KindSMEM) or to the TMEM address
+	// lane<<16|column relative to the accumulator's base (KindTMEM).
 	Offsets layouts.AnyLayout
+
+	// Shapes lists the full PTX shapes (and instruction forms) the atom
+	// serves, e.g. "m64n64k16"; Filter searches them.
+	Shapes []string
+	// Broadcast is the number of (thread, value) owners of every cell the
+	// atom covers: 1 for ordinary fragments, 128 for whole-warpgroup SMEM
+	// operands (every thread of the warpgroup names the whole tile).
+	Broadcast int
+	// CTAs is the number of CTAs a KindTMEM tile is spread over: 2 for
+	// cta_group::2, where CTA r of the pair holds rows [r*Rows/2,
+	// (r+1)*Rows/2) and Offsets gives the address in that CTA's TMEM; 1
+	// otherwise.
+	CTAs int
+	// AddrRows, for ldmatrix/stmatrix, gives for each of the 32 lanes the
+	// tile row whose start address that lane supplies, or -1 where the
+	// lane's address is not used.
+	AddrRows []int
+	// CuTe names CuTe's equivalent object and prints it the way CuTe does,
+	// so users can match it against their own printouts.
+	CuTe string
 
 	// Verified says what real hardware has confirmed: "" when nothing
 	// has, otherwise a short provenance such as "H100, fixtures/layouts".
@@ -65,12 +157,39 @@ func (a Atom) Threads() int {
 	return a.TV.Threads()
 }
 
-// Values is the number of values per thread (for KindSMEM, the tile size).
+// Values is the number of values per thread (for KindSMEM and KindTMEM,
+// the tile size).
 func (a Atom) Values() int {
 	if a.Kind != KindTV {
 		return a.Rows * a.Cols
 	}
 	return a.TV.Values()
+}
+
+// Layout returns the atom's layout in CuTe notation: the TV layout for
+// KindTV, the offset layout otherwise.
+func (a Atom) Layout() string {
+	if a.Kind == KindTV {
+		return a.TV.Layout.String()
+	}
+	return a.Offsets.String()
+}
+
+// Offset evaluates Offsets at tile cell (row, col): the element offset of
+// a KindSMEM atom, the TMEM address lane<<16|column of a KindTMEM atom.
+func (a Atom) Offset(row, col int) int {
+	return a.Offsets.Eval(row + a.Rows*col)
+}
+
+// TMEM returns the CTA (of the pair, 0 unless CTAs is 2), TMEM lane and
+// column that hold accumulator cell (row, col) of a KindTMEM atom,
+// relative to the accumulator's base address.
+func (a Atom) TMEM(row, col int) (cta, lane, column int) {
+	addr := a.Offset(row, col)
+	if a.CTAs > 1 {
+		cta = row / (a.Rows / a.CTAs)
+	}
+	return cta, addr >> 16, addr & 0xffff
 }
 
 var (
@@ -118,17 +237,20 @@ func Lookup(name string) (Atom, error) {
 }
 
 // Filter returns the atoms matching query: every blank-separated word of
-// the query must occur in the atom's name, family, operand or summary
-// (case-insensitive). An empty query matches everything.
+// the query must occur (case-insensitive) in the atom's name, family,
+// operand, summary, arch, ISA section, kind or PTX shapes. A word that ends
+// in a digit must not be followed by another digit, so "n8" matches m64n8
+// but not m64n80, and "x1" matches .x1 but not .x16. An empty query
+// matches everything.
 func Filter(query string) []Atom {
 	load()
 	words := strings.Fields(strings.ToLower(query))
 	var out []Atom
 	for _, a := range atoms {
-		hay := strings.ToLower(a.Name + " " + a.Family + " " + a.Operand + " " + a.Summary + " " + a.Arch)
+		hay := a.haystack()
 		ok := true
 		for _, w := range words {
-			if !strings.Contains(hay, w) {
+			if !containsWord(hay, w) {
 				ok = false
 				break
 			}
@@ -139,6 +261,33 @@ func Filter(query string) []Atom {
 	}
 	return out
 }
+
+func (a Atom) haystack() string {
+	return strings.ToLower(strings.Join([]string{a.Name, a.Family, a.Operand, a.Summary, a.Arch,
+		a.Section, a.Kind.String(), strings.Join(a.Shapes, " ")}, " "))
+}
+
+// containsWord reports whether w occurs in hay, not followed by a digit
+// when w itself ends in one.
+func containsWord(hay, w string) bool {
+	if w == "" {
+		return true
+	}
+	endsDigit := isDigit(w[len(w)-1])
+	for from := 0; ; {
+		i := strings.Index(hay[from:], w)
+		if i < 0 {
+			return false
+		}
+		end := from + i + len(w)
+		if !endsDigit || end == len(hay) || !isDigit(hay[end]) {
+			return true
+		}
+		from += i + 1
+	}
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
 // Nearest returns up to n atom names closest to name by edit distance.
 func Nearest(name string, n int) []string {
