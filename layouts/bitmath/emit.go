@@ -1,0 +1,279 @@
+package bitmath
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Lang is a language Emit writes programs in.
+type Lang string
+
+// The languages. C, Go and Python get a function; PTX gets a scoped block of
+// b32 (or b64) instructions that reads and writes registers the caller
+// declares, named %r_<variable>.
+const (
+	C      Lang = "c"
+	PTX    Lang = "ptx"
+	Python Lang = "python"
+	Go     Lang = "go"
+)
+
+// Langs lists the languages in the order tcsim offers them.
+var Langs = []Lang{C, PTX, Python, Go}
+
+// ParseLang accepts a language name ("c", "ptx", "python" or "py", "go").
+func ParseLang(s string) (Lang, error) {
+	switch strings.ToLower(s) {
+	case "c":
+		return C, nil
+	case "ptx":
+		return PTX, nil
+	case "python", "py":
+		return Python, nil
+	case "go", "golang":
+		return Go, nil
+	}
+	return "", fmt.Errorf("unknown language %q (want c, ptx, python or go)", s)
+}
+
+// wide reports whether the program needs 64-bit integers.
+func (p *Program) wide() bool {
+	for _, f := range append(append([]Field(nil), p.Inputs...), p.Outputs...) {
+		if f.Bits() > 32 {
+			return true
+		}
+	}
+	return false
+}
+
+// Emit returns p as source code in lang: a function (or, for PTX, a block)
+// with the notes, every step's purpose and one explanation line per term as
+// comments. The code assumes in-range inputs (see Derive).
+func Emit(p *Program, lang Lang) (string, error) {
+	var b strings.Builder
+	switch lang {
+	case C:
+		emitC(&b, p)
+	case Go:
+		emitGo(&b, p)
+	case Python:
+		emitPython(&b, p)
+	case PTX:
+		emitPTX(&b, p)
+	default:
+		return "", fmt.Errorf("unknown language %q (want c, ptx, python or go)", lang)
+	}
+	return b.String(), nil
+}
+
+// stepComments writes a step's purpose and its terms' explanations, each
+// line starting with prefix.
+func stepComments(b *strings.Builder, prefix string, s Step) {
+	if s.Why != "" {
+		fmt.Fprintf(b, "%s%s: %s\n", prefix, s.Name, s.Why)
+	}
+	w := 0
+	for _, t := range s.Terms {
+		w = max(w, len(t.Expr))
+	}
+	for _, t := range s.Terms {
+		fmt.Fprintf(b, "%s  %-*s  %s\n", prefix, w, t.Expr, t.Note)
+	}
+}
+
+func header(b *strings.Builder, prefix string, p *Program) {
+	if p.Desc != "" {
+		fmt.Fprintf(b, "%s%s\n", prefix, p.Desc)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(b, "%sNote: %s\n", prefix, n)
+	}
+}
+
+func names(fs []Field) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name
+	}
+	return out
+}
+
+func isOutput(p *Program, name string) bool { return fieldIndex(p.Outputs, name) >= 0 }
+
+func emitC(b *strings.Builder, p *Program) {
+	typ := "unsigned"
+	if p.wide() {
+		typ = "unsigned long long"
+	}
+	header(b, "// ", p)
+	var params []string
+	for _, n := range names(p.Inputs) {
+		params = append(params, typ+" "+n)
+	}
+	for _, n := range names(p.Outputs) {
+		params = append(params, typ+" *out_"+n)
+	}
+	fmt.Fprintf(b, "static inline void %s(%s)\n{\n", p.Name, strings.Join(params, ", "))
+	for _, s := range p.Steps {
+		stepComments(b, "    // ", s)
+		fmt.Fprintf(b, "    %s %s = %s;\n", typ, s.Name, s.Expr)
+	}
+	for _, n := range names(p.Outputs) {
+		fmt.Fprintf(b, "    *out_%s = %s;\n", n, n)
+	}
+	b.WriteString("}\n")
+}
+
+func emitGo(b *strings.Builder, p *Program) {
+	typ := "uint32"
+	if p.wide() {
+		typ = "uint64"
+	}
+	header(b, "// ", p)
+	fmt.Fprintf(b, "func %s(%s %s) (%s %s) {\n", p.Name, strings.Join(names(p.Inputs), ", "), typ,
+		strings.Join(names(p.Outputs), ", "), typ)
+	for _, s := range p.Steps {
+		stepComments(b, "\t// ", s)
+		op := ":="
+		if isOutput(p, s.Name) {
+			op = "="
+		}
+		fmt.Fprintf(b, "\t%s %s %s\n", s.Name, op, s.Expr)
+	}
+	fmt.Fprintf(b, "\treturn %s\n}\n", strings.Join(names(p.Outputs), ", "))
+}
+
+func emitPython(b *strings.Builder, p *Program) {
+	fmt.Fprintf(b, "def %s(%s):\n", p.Name, strings.Join(names(p.Inputs), ", "))
+	header(b, "    # ", p)
+	for _, s := range p.Steps {
+		stepComments(b, "    # ", s)
+		fmt.Fprintf(b, "    %s = %s\n", s.Name, s.Expr)
+	}
+	fmt.Fprintf(b, "    return %s\n", strings.Join(names(p.Outputs), ", "))
+}
+
+// PTXReg is the PTX register that holds variable name in emitted PTX.
+func PTXReg(name string) string { return "%r_" + name }
+
+// ptxOps maps operators to PTX mnemonics; %d is the register width.
+var ptxOps = map[Op]string{
+	OpShl: "shl.b%d", OpShr: "shr.u%d", OpAnd: "and.b%d", OpOr: "or.b%d", OpXor: "xor.b%d",
+	OpAdd: "add.u%d", OpSub: "sub.u%d", OpMul: "mul.lo.u%d", OpDiv: "div.u%d", OpMod: "rem.u%d",
+	OpNeg: "neg.s%d", OpNot: "not.b%d",
+}
+
+type ptxGen struct {
+	width int
+	lines [][2]string // instruction, comment
+	temps int
+}
+
+// emit records one instruction, written "mnemonic \toperands;", with the
+// mnemonic padded so that operands line up.
+func (g *ptxGen) emit(ins, comment string) {
+	if op, rest, ok := strings.Cut(ins, " \t"); ok {
+		ins = fmt.Sprintf("%-11s%s", op, rest)
+	}
+	g.lines = append(g.lines, [2]string{ins, comment})
+}
+
+func (g *ptxGen) temp() string {
+	t := "%t" + strconv.Itoa(g.temps)
+	g.temps++
+	return t
+}
+
+// value emits the instructions that compute e, operands first, and
+// returns the register or immediate that holds it. The result goes to dst
+// when dst is not empty, otherwise to a fresh temporary.
+func (g *ptxGen) value(e *Expr, dst, comment string) string {
+	switch e.Op {
+	case OpConst, OpVar:
+		src := ptxImm(e.Val)
+		if e.Op == OpVar {
+			src = PTXReg(e.Name)
+		}
+		if dst == "" {
+			return src
+		}
+		g.emit(fmt.Sprintf("mov.b%d \t%s, %s;", g.width, dst, src), comment)
+		return dst
+	case OpNeg, OpNot:
+		x := g.value(e.X, "", "")
+		if dst == "" {
+			dst = g.temp()
+			comment = dst[1:] + " = " + e.String()
+		}
+		g.emit(fmt.Sprintf(ptxOps[e.Op]+" \t%s, %s;", g.width, dst, x), comment)
+		return dst
+	}
+	xe, ye := e.X, e.Y
+	if xe.Op == OpConst && associative(e.Op) { // PTX wants a register first
+		xe, ye = ye, xe
+	}
+	x := g.value(xe, "", "")
+	if xe.Op == OpConst {
+		t := g.temp()
+		g.emit(fmt.Sprintf("mov.b%d \t%s, %s;", g.width, t, x), t[1:]+" = "+x)
+		x = t
+	}
+	y := g.value(ye, "", "")
+	if dst == "" {
+		dst = g.temp()
+		comment = dst[1:] + " = " + e.String()
+	}
+	g.emit(fmt.Sprintf(ptxOps[e.Op]+" \t%s, %s, %s;", g.width, dst, x, y), comment)
+	return dst
+}
+
+// ptxImm prints an immediate as the other languages print constants.
+func ptxImm(v int64) string { return formatConst(v) }
+
+func emitPTX(b *strings.Builder, p *Program) {
+	g := &ptxGen{width: 32}
+	if p.wide() {
+		g.width = 64
+	}
+	var body strings.Builder
+	var locals []string
+	for _, s := range p.Steps {
+		g.lines = g.lines[:0]
+		g.value(s.Expr, PTXReg(s.Name), s.Name+" = "+s.Expr.String())
+		if !isOutput(p, s.Name) && fieldIndex(p.Inputs, s.Name) < 0 && !containsString(locals, PTXReg(s.Name)) {
+			locals = append(locals, PTXReg(s.Name))
+		}
+		stepComments(&body, "\t// ", s)
+		for _, l := range g.lines {
+			fmt.Fprintf(&body, "\t%-36s // %s\n", l[0], l[1])
+		}
+	}
+	for i := range g.temps {
+		locals = append(locals, "%t"+strconv.Itoa(i))
+	}
+	header(b, "// ", p)
+	var ins, outs []string
+	for _, n := range names(p.Inputs) {
+		ins = append(ins, PTXReg(n))
+	}
+	for _, n := range names(p.Outputs) {
+		outs = append(outs, PTXReg(n))
+	}
+	fmt.Fprintf(b, "// in: %s; out: %s (.b%d registers the caller declares)\n", strings.Join(ins, ", "), strings.Join(outs, ", "), g.width)
+	b.WriteString("{\n")
+	if len(locals) > 0 {
+		fmt.Fprintf(b, "\t.reg .b%d %s;\n", g.width, strings.Join(locals, ", "))
+	}
+	b.WriteString(body.String())
+	b.WriteString("}\n")
+}
+
+func containsString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
