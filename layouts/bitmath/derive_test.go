@@ -131,7 +131,7 @@ func TestTermExpr(t *testing.T) {
 		{"lane", 5, 0b11100, -2, "lane >> 2"},
 		{"lane", 5, 0b00011, 1, "(lane & 3) << 1"},
 		{"wid", 2, 0b11, 4, "wid << 4"},
-		{"v", 7, 0b10, 2, "(v & 2) << 2"},         // ((v >> 1) & 1) << 3 costs one more
+		{"v", 7, 0b10, 2, "(v & 2) << 2"},            // ((v >> 1) & 1) << 3 costs one more
 		{"tid", 7, 0b1100000, -1, "(tid >> 5) << 4"}, // ties go to extract-and-place
 		{"x", 8, 0b1010, 0, "x & 10"},
 		{"x", 8, 0xff, 0, "x"},
@@ -149,7 +149,7 @@ func TestTermExpr(t *testing.T) {
 
 func TestIdentifier(t *testing.T) {
 	for in, want := range map[string]string{
-		"wgmma.m64n256k16.f32.acc": "wgmma_m64n256k16_f32_acc",
+		"wgmma.m64n256k16.f32.acc":  "wgmma_m64n256k16_f32_acc",
 		"Sw<3,4,3> o (8,64):(64,1)": "Sw_3_4_3_o_8_64_64_1",
 		"8x8":                       "l_8x8",
 		"...":                       "layout",

@@ -512,12 +512,12 @@ func TestEmittedPTXRuns(t *testing.T) {
 func TestParsePTXRejects(t *testing.T) {
 	in, out := []string{"%r_x"}, []string{"%r_y"}
 	for _, src := range []string{
-		"{\n\tshl.b32    %r_y, %r_z, 1; // y\n}\n",                           // undeclared source
-		"{\n\tshl.b32    %r_y, %r_x, 1;\n}\n",                                // no comment
-		"{\n\tfoo.b32    %r_y, %r_x, 1; // y\n}\n",                           // unknown op
-		"{\n\tshl.b32    %r_y, %r_x, 1; // y\n",                              // unbalanced
-		"{\n\t.reg .b32 %t0;\n\tadd.u32    %r_y, %t0, 1; // y\n}\n",          // read before write
-		"{\n\t.reg .b32 %t0;\n\tmov.b32    %t0, %r_x; // t0\n}\n",            // output never written
+		"{\n\tshl.b32    %r_y, %r_z, 1; // y\n}\n",                                   // undeclared source
+		"{\n\tshl.b32    %r_y, %r_x, 1;\n}\n",                                        // no comment
+		"{\n\tfoo.b32    %r_y, %r_x, 1; // y\n}\n",                                   // unknown op
+		"{\n\tshl.b32    %r_y, %r_x, 1; // y\n",                                      // unbalanced
+		"{\n\t.reg .b32 %t0;\n\tadd.u32    %r_y, %t0, 1; // y\n}\n",                  // read before write
+		"{\n\t.reg .b32 %t0;\n\tmov.b32    %t0, %r_x; // t0\n}\n",                    // output never written
 		"{\n\tshl.b64    %r_y, %r_x, 1; // y\n\tshl.b32    %r_y, %r_x, 1; // y\n}\n", // mixed widths
 	} {
 		if _, err := parsePTX(src, in, out); err == nil {
