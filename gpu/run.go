@@ -1,0 +1,224 @@
+package gpu
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tcsim/tcsim/fixtures"
+)
+
+// Output is the contents of one buffer after a run.
+type Output struct {
+	Index int    // the parameter's index (extra buffers follow the parameters)
+	Name  string // its name (the launch's, else the declared one)
+	Data  []byte
+}
+
+// Result is what Run reports.
+type Result struct {
+	Kernel  string
+	Binding *fixtures.Binding
+	Attrs   FuncAttrs
+	JITLog  string        // the JIT's info log, as ptxas wrote it
+	JITMS   float32       // the JIT's wall time
+	Elapsed time.Duration // the kernel's time between CUDA events
+	Outputs []Output      // the launch's outputs, or every buffer when it lists none
+	// ParamLayoutChecked says that the driver's parameter offsets and sizes
+	// (cuFuncGetParamInfo) were compared with the PTX declarations and agreed.
+	ParamLayoutChecked bool
+}
+
+// Output returns the output named ref (a name or an index).
+func (r *Result) Output(ref string) (*Output, error) {
+	i, err := r.Binding.Resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	for k := range r.Outputs {
+		if r.Outputs[k].Index == i {
+			return &r.Outputs[k], nil
+		}
+	}
+	return nil, fmt.Errorf("parameter %s was not read back", ref)
+}
+
+// RunOptions tune Run.
+type RunOptions struct {
+	JIT JITOptions
+	// AllBuffers reads back every buffer, whatever the launch lists.
+	AllBuffers bool
+}
+
+// Run JIT-compiles ptx (name is its file name, for messages), launches the
+// kernel the launch describes once, waits for it, and reads back the
+// output buffers. It is the whole of `tcsim gpu run` and what probe
+// generators call: hand it a PTX module and a launch whose buffers carry
+// their inputs (in Data, in files, or as generators) and get the outputs.
+//
+// Buffers are allocated and initialized, tensor maps are encoded against
+// their buffer's address, the dynamic shared memory limit is raised when
+// the launch asks for more than 48 KB, and clusters of more than 8 CTAs
+// are allowed. Everything is freed before Run returns. A fault in the
+// kernel returns an *Error naming the kernel; the device then needs Reset.
+func (d *Device) Run(name string, ptx []byte, l *fixtures.Launch, opt RunOptions) (*Result, error) {
+	entry, err := fixtures.FindEntry(name, ptx, l.Kernel)
+	if err != nil {
+		return nil, err
+	}
+	b, err := l.Bind(entry)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Kernel: entry.Name, Binding: b}
+
+	// Host-side contents first: bad input files fail before the GPU works.
+	// Slots are the kernel's parameters followed by the extra buffers.
+	slots := b.Slots()
+	contents := make([][]byte, len(slots))
+	for i, p := range slots {
+		if p.Param.Kind == fixtures.BufferParam {
+			if contents[i], err = p.Param.Contents(); err != nil {
+				return nil, fmt.Errorf("%s: %w", p.Label(), err)
+			}
+		}
+	}
+	for _, p := range b.Params {
+		if m := p.Param.TMap; m != nil {
+			j, _ := b.Resolve(m.Buffer)
+			if end := m.Offset + m.Extent(); end > uint64(len(contents[j])) {
+				return nil, fmt.Errorf("param %s: the tensor map spans bytes [%d, %d) of buffer %s, which has %d bytes",
+					p.Label(), m.Offset, end, slots[j].Label(), len(contents[j]))
+			}
+		}
+	}
+
+	mod, err := d.LoadPTX(name, ptx, opt.JIT)
+	if err != nil {
+		return nil, err
+	}
+	defer mod.Unload()
+	res.JITLog, res.JITMS = mod.InfoLog, mod.WallMS
+	fn, err := mod.Function(entry.Name)
+	if err != nil {
+		return nil, err
+	}
+	res.Attrs = fn.Attrs
+	if err := d.checkParamLayout(fn, b); err != nil {
+		return nil, err
+	} else if fn.mod.dev.drv.cuFuncGetParamInfo != nil {
+		res.ParamLayoutChecked = true
+	}
+
+	if need := l.SharedMem + fn.Attrs.StaticShared; l.SharedMem > 0 && need > defaultDynamicSharedLimit {
+		if limit := d.Info.SharedPerBlockOptin; need > limit {
+			return nil, fmt.Errorf("kernel %s: %d bytes of dynamic shared memory + %d static = %d exceed the device's %d per block",
+				entry.Name, l.SharedMem, fn.Attrs.StaticShared, need, limit)
+		}
+		if err := fn.SetMaxDynamicSharedMemory(l.SharedMem); err != nil {
+			return nil, err
+		}
+	}
+	if l.Cluster.Count() > 8 {
+		if err := fn.AllowNonPortableClusterSize(); err != nil {
+			return nil, err
+		}
+	}
+
+	bufs := make([]*Buffer, len(slots))
+	defer func() {
+		for _, buf := range bufs {
+			if buf != nil {
+				buf.Free()
+			}
+		}
+	}()
+	args := make([][]byte, len(b.Params))
+	for i, p := range slots {
+		switch p.Param.Kind {
+		case fixtures.BufferParam:
+			if bufs[i], err = d.Alloc(len(contents[i])); err != nil {
+				return nil, fmt.Errorf("%s: %w", p.Label(), err)
+			}
+			if err := bufs[i].Write(contents[i]); err != nil {
+				return nil, fmt.Errorf("%s: %w", p.Label(), err)
+			}
+			if !p.Extra {
+				args[i] = binary.LittleEndian.AppendUint64(nil, bufs[i].Ptr)
+			}
+		case fixtures.ScalarParam, fixtures.BytesParam:
+			args[i] = p.Param.ScalarBytes()
+		}
+	}
+	for i, p := range b.Params {
+		if m := p.Param.TMap; m != nil {
+			j, _ := b.Resolve(m.Buffer)
+			tm, err := d.EncodeTiled(m, bufs[j].Ptr)
+			if err != nil {
+				return nil, fmt.Errorf("param %s: %w", p.Label(), err)
+			}
+			args[i] = tm[:]
+		}
+	}
+
+	start, err := d.NewEvent()
+	if err != nil {
+		return nil, err
+	}
+	defer start.Destroy()
+	stop, err := d.NewEvent()
+	if err != nil {
+		return nil, err
+	}
+	defer stop.Destroy()
+	if err := start.Record(); err != nil {
+		return nil, err
+	}
+	cfg := LaunchConfig{Grid: l.Grid, Block: l.Block, Cluster: l.Cluster, SharedMem: l.SharedMem, Args: args}
+	if err := fn.Launch(cfg); err != nil {
+		return nil, err
+	}
+	if err := stop.Record(); err != nil {
+		return nil, err
+	}
+	if err := d.Synchronize(); err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			ce.Kernel = entry.Name
+		}
+		return nil, err
+	}
+	if res.Elapsed, err = stop.Since(start); err != nil {
+		return nil, err
+	}
+
+	idx := b.OutputIndices()
+	if opt.AllBuffers {
+		idx = b.BufferIndices()
+	}
+	for _, i := range idx {
+		data, err := bufs[i].Bytes()
+		if err != nil {
+			return nil, fmt.Errorf("reading back %s: %w", slots[i].Label(), err)
+		}
+		res.Outputs = append(res.Outputs, Output{Index: i, Name: slots[i].Name, Data: data})
+	}
+	return res, nil
+}
+
+// checkParamLayout compares the driver's parameter layout with the one
+// derived from the PTX declarations, where the driver can report it.
+func (d *Device) checkParamLayout(fn *Function, b *fixtures.Binding) error {
+	offs, sizes, ok, err := fn.ParamLayout(len(b.Params))
+	if err != nil || !ok {
+		return err
+	}
+	for i, p := range b.Params {
+		if offs[i] != p.Offset || sizes[i] != p.Decl.Size {
+			return fmt.Errorf("kernel %s, param %s: the driver places it at offset %d (%d bytes), the PTX declaration %s at %d (%d bytes)",
+				fn.Name, p.Label(), offs[i], sizes[i], p.Decl.Decl(), p.Offset, p.Decl.Size)
+		}
+	}
+	return nil
+}
