@@ -1,0 +1,830 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/tcsim/tcsim/gpu"
+	"github.com/tcsim/tcsim/isa/numfmt"
+	"github.com/tcsim/tcsim/isa/numfmt/gpurun"
+)
+
+func init() {
+	register(&command{
+		name: "num", args: "SUBCOMMAND ...", summary: "number formats and cvt: decode, encode, convert, tables, GPU probes",
+		help: `Exact number formats (f64 f32 tf32 f16 bf16 e4m3 e5m2 e2m3 e3m2 e2m1 ue8m0 ue4m3
+s2f6 and the integers) and a bit-exact model of PTX cvt. Run a subcommand.`,
+		run: func(e *env, _ any, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown num subcommand %q (see 'tcsim num --help')", args[0])
+			}
+			printCommandUsage(e.stdout, commands["num"], nil)
+			return nil
+		},
+	})
+	register(&command{
+		name: "num formats", args: "", summary: "list the number formats and their parameters",
+		help: "Lists every format with its field widths, bias, largest finite value, smallest normal and subnormal values, and its special values.",
+		run:  runNumFormats,
+	})
+	register(&command{
+		name: "num decode", args: "FORMAT BITS", summary: "decode a bit pattern exactly",
+		help: `Shows a bit pattern's fields, class and exact value.
+
+  tcsim num decode e4m3 0x7e
+  tcsim num decode f32 0x3f800001
+  tcsim num decode tf32 0x3f802000     (tf32 takes an f32 pattern; bits 12..0 are ignored)`,
+		run: runNumDecode,
+	})
+	register(&command{
+		name: "num encode", args: "FORMAT VALUE [--rn|--rz|--rm|--rp|--rna|--rni|...] [--satfinite] [--relu] [--sat] [--ftz]",
+		summary: "round an exact number into a format, showing the rounding step",
+		help: `Rounds VALUE (a decimal like 3.3 or -0, a fraction like 1/3, a hex float like
+0x1.8p3, inf or nan) into FORMAT and explains the choice: the two neighbours
+that bracket the value, whether it was a tie, and why one was chosen.`,
+		setup: func(fs *flag.FlagSet) any {
+			o := &numOpts{}
+			o.declare(fs)
+			return o
+		},
+		run: runNumEncode,
+	})
+	register(&command{
+		name: "num cvt", args: "OPCODE OPERAND...",
+		summary: "run the bit-exact cvt model on operands",
+		help: `Runs a cvt opcode on its source operands and explains each lane.
+
+OPCODE is the instruction without operands, e.g. cvt.rn.satfinite.e4m3x2.f32.
+Operands come in PTX order (a, then b, e, f, then rbits, then scale-factor).
+An operand is raw bits in hex (0x3f800000), or a number (1.3, -inf) that is
+first rounded to nearest into the operand's type; for a packed operand such
+as f16x2 give one number per lane separated by commas, lane a first.
+
+  tcsim num cvt cvt.rn.satfinite.e4m3x2.f32 448 -1e9
+  tcsim num cvt cvt.rn.f16x2.e4m3x2 0x7e80
+  tcsim num cvt cvt.rni.s32.f32 2.5`,
+		run: runNumCvt,
+	})
+	register(&command{
+		name: "num table", args: "FORMAT", summary: "list every value of a format of at most 8 bits",
+		help: "Lists every bit pattern of a small format (e2m1, e2m3, e3m2, e4m3, e5m2, ue8m0, ue4m3, s2f6, s4, u4, s8, u8) with its class and exact value.",
+		run:  runNumTable,
+	})
+	register(&command{
+		name: "num forms", args: "[REGEXP]", summary: "list the legal cvt opcodes with their PTX and target requirements",
+		help: `Lists every legal cvt opcode of the table the validator and simulator share,
+with the PTX ISA version and targets it needs and whether the H100 (sm_90a)
+runs it. REGEXP filters by opcode text.`,
+		setup: func(fs *flag.FlagSet) any {
+			return fs.Bool("syntax", false, "list the forms' ISA synopses instead of every opcode")
+		},
+		run: runNumForms,
+	})
+	register(&command{
+		name: "num probe", args: "SUBCOMMAND ...", summary: "GPU probes of cvt: show, run, replay, and check legality",
+		help: "Subcommands generate the probe kernels, run them on a GPU, replay recorded results against the model, and compare the legality table with ptxas.",
+		run: func(e *env, _ any, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown num probe subcommand %q", args[0])
+			}
+			printCommandUsage(e.stdout, commands["num probe"], nil)
+			return nil
+		},
+	})
+	register(&command{
+		name: "num probe ptx", args: "OPCODE", summary: "print a cvt probe's PTX kernel and input set",
+		setup: func(fs *flag.FlagSet) any {
+			return fs.Int("random", 1<<20, "random cases for inputs wider than 16 bits")
+		},
+		run: runNumProbePTX,
+	})
+	register(&command{
+		name: "num probe run", args: "[--filter REGEXP] [--out FILE] [--random N]",
+		summary: "run the cvt probes on GPU 0 and record the results",
+		help: `Runs every cvt probe the H100 (sm_90a) can run, compares each output with the
+model, prints the mismatches, and writes the records (SHA-256 of every output
+buffer plus the stored cases) to --out. Needs an NVIDIA driver.`,
+		setup: func(fs *flag.FlagSet) any {
+			o := &probeRunOpts{}
+			fs.StringVar(&o.filter, "filter", "", "only opcodes matching this regexp")
+			fs.StringVar(&o.out, "out", "", "write the records to this file (gzip)")
+			fs.IntVar(&o.random, "random", 0, "random cases per probe for wide inputs (0: 1<<20, 1<<16 for int-to-int)")
+			return o
+		},
+		run: runNumProbeRun,
+	})
+	register(&command{
+		name: "num probe check", args: "FILE", summary: "replay recorded cvt probe results against the model",
+		help: `Reads records written by 'tcsim num probe run', regenerates each probe's inputs,
+and compares the stored outputs case by case and the SHA-256 of the whole
+output buffer with the model's.`,
+		setup: func(fs *flag.FlagSet) any { return fs.String("filter", "", "only opcodes matching this regexp") },
+		run:   runNumProbeCheck,
+	})
+	register(&command{
+		name: "num probe legality", args: "[--ptxas PATH] [--keep DIR]",
+		summary: "compile legal and illegal cvt opcodes with ptxas and compare with the table",
+		setup: func(fs *flag.FlagSet) any {
+			o := &legalityOpts{}
+			fs.StringVar(&o.ptxas, "ptxas", "ptxas", "the ptxas to run")
+			fs.StringVar(&o.keep, "keep", "", "keep the PTX files in this directory")
+			fs.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "parallel ptxas runs")
+			return o
+		},
+		run: runNumProbeLegality,
+	})
+}
+
+type numOpts struct {
+	mode                      string
+	rn, rz, rm, rp, rna       bool
+	rni, rzi, rmi, rpi        bool
+	satfinite, relu, sat, ftz bool
+}
+
+func (o *numOpts) declare(fs *flag.FlagSet) {
+	for _, m := range []struct {
+		p    *bool
+		name string
+	}{{&o.rn, "rn"}, {&o.rz, "rz"}, {&o.rm, "rm"}, {&o.rp, "rp"}, {&o.rna, "rna"}, {&o.rni, "rni"}, {&o.rzi, "rzi"}, {&o.rmi, "rmi"}, {&o.rpi, "rpi"}} {
+		fs.BoolVar(m.p, m.name, false, "round ."+m.name)
+	}
+	fs.BoolVar(&o.satfinite, "satfinite", false, "overflow and infinity give MAX_NORM")
+	fs.BoolVar(&o.relu, "relu", false, "negative results give +0")
+	fs.BoolVar(&o.sat, "sat", false, "clamp to [0, 1]")
+	fs.BoolVar(&o.ftz, "ftz", false, "flush subnormal results to zero")
+}
+
+func (o *numOpts) roundMode() (numfmt.Mode, error) {
+	var got []numfmt.Mode
+	for m, set := range map[numfmt.Mode]bool{numfmt.RN: o.rn, numfmt.RZ: o.rz, numfmt.RM: o.rm, numfmt.RP: o.rp, numfmt.RNA: o.rna,
+		numfmt.RNI: o.rni, numfmt.RZI: o.rzi, numfmt.RMI: o.rmi, numfmt.RPI: o.rpi} {
+		if set {
+			got = append(got, m)
+		}
+	}
+	switch len(got) {
+	case 0:
+		return numfmt.RN, nil
+	case 1:
+		return got[0], nil
+	}
+	return 0, usagef("give one rounding mode")
+}
+
+func parseBits(s string) (uint64, error) {
+	t := strings.ReplaceAll(strings.ToLower(s), "_", "")
+	switch {
+	case strings.HasPrefix(t, "0x"):
+		return strconv.ParseUint(t[2:], 16, 64)
+	case strings.HasPrefix(t, "0b"):
+		return strconv.ParseUint(t[2:], 2, 64)
+	}
+	return strconv.ParseUint(t, 10, 64)
+}
+
+func hexWidth(f *numfmt.Format) int { return max(1, (f.Container+3)/4) }
+
+func fmtBits(f *numfmt.Format, b uint64) string { return fmt.Sprintf("0x%0*x", hexWidth(f), b) }
+
+func runNumFormats(e *env, _ any, args []string) error {
+	if len(args) > 0 {
+		return usagef("num formats takes no arguments")
+	}
+	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "FORMAT\tBITS\tS.E.M\tBIAS\tMAX_NORM\tMIN_NORMAL\tMIN_SUBNORMAL\tINF\tNAN")
+	for _, f := range numfmt.Formats() {
+		switch f.Kind {
+		case numfmt.FloatKind:
+			minNormal := uint64(1) << f.MantBits
+			if f.NoSubnormal {
+				minNormal = 0
+			}
+			sub := "-"
+			if !f.NoSubnormal {
+				sub = f.Decode(1 << f.Shift).String()
+			}
+			inf := "no"
+			if f.HasInf {
+				b, _ := f.Inf(false)
+				inf = fmtBits(f, b)
+			}
+			nan := "no"
+			if b, ok := f.CanonicalNaN(); ok {
+				nan = fmtBits(f, b)
+				if f.NaN == numfmt.IEEENaN {
+					nan = "exp all ones, mantissa≠0"
+				}
+			}
+			s := 0
+			if f.Signed {
+				s = 1
+			}
+			fmt.Fprintf(w, "%s\t%d\t%d.%d.%d\t%d\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Bits, s, f.ExpBits, f.MantBits, f.Bias,
+				f.Decode(f.MaxFinite(false)), f.Decode(minNormal<<f.Shift), sub, inf, nan)
+		default:
+			fmt.Fprintf(w, "%s\t%d\t%s\t-\t%s\t-\t-\tno\tno\n", f.Name, f.Bits, kindName(f), f.Decode(f.MaxFinite(false)))
+		}
+	}
+	return w.Flush()
+}
+
+func kindName(f *numfmt.Format) string {
+	switch f.Kind {
+	case numfmt.IntKind:
+		if f.Signed {
+			return "int"
+		}
+		return "uint"
+	case numfmt.FixedKind:
+		return "fixed"
+	case numfmt.BitKind:
+		return "bit"
+	}
+	return "float"
+}
+
+func runNumDecode(e *env, _ any, args []string) error {
+	if len(args) != 2 {
+		return usagef("want FORMAT BITS, e.g. 'tcsim num decode e4m3 0x7e'")
+	}
+	f, err := numfmt.Lookup(args[0])
+	if err != nil {
+		return usagef("%v", err)
+	}
+	b, err := parseBits(args[1])
+	if err != nil {
+		return usagef("bad bit pattern %q: want hex (0x7e), binary (0b0111) or decimal", args[1])
+	}
+	if f.Container < 64 && b>>f.Container != 0 {
+		return fmt.Errorf("%s is %d bits wide; %#x has bits above bit %d", f.Name, f.Container, b, f.Container-1)
+	}
+	describeBits(e.stdout, f, b)
+	return nil
+}
+
+func describeBits(w io.Writer, f *numfmt.Format, b uint64) {
+	v := f.Decode(b)
+	fmt.Fprintf(w, "%s %s", f.Name, fmtBits(f, b))
+	if f.Container <= 16 || f.Kind == numfmt.FloatKind {
+		fmt.Fprintf(w, " = 0b%s", fieldBits(f, b))
+	}
+	fmt.Fprintln(w)
+	if f.Kind == numfmt.FloatKind {
+		s, ex, m := f.Fields(b)
+		if f.Signed {
+			sign := "+"
+			if s == 1 {
+				sign = "-"
+			}
+			fmt.Fprintf(w, "  sign      %d (%s)\n", s, sign)
+		}
+		ed := fmt.Sprintf("%0*b = %d", f.ExpBits, ex, ex)
+		switch {
+		case v.Class == numfmt.Normal && f.NoSubnormal:
+			ed += fmt.Sprintf(", unbiased %d - %d = %d", ex, f.Bias, int(ex)-f.Bias)
+		case v.Class == numfmt.Normal:
+			ed += fmt.Sprintf(", unbiased %d - %d = %d", ex, f.Bias, int(ex)-f.Bias)
+		case v.Class == numfmt.Subnormal:
+			ed += fmt.Sprintf(" (subnormal: exponent 1 - %d = %d, no implicit 1)", f.Bias, 1-f.Bias)
+		}
+		fmt.Fprintf(w, "  exponent  %s\n", ed)
+		if f.MantBits > 0 {
+			md := fmt.Sprintf("%0*b", f.MantBits, m)
+			switch v.Class {
+			case numfmt.Normal:
+				md += fmt.Sprintf("  (significand 1.%s)", md)
+			case numfmt.Subnormal:
+				md += fmt.Sprintf("  (significand 0.%s)", md)
+			case numfmt.NaN:
+				md += "  (NaN payload)"
+			}
+			fmt.Fprintf(w, "  mantissa  %s\n", md)
+		}
+		if f.Shift > 0 {
+			fmt.Fprintf(w, "  ignored   bits %d..0 = %#x\n", f.Shift-1, b&(1<<f.Shift-1))
+		}
+	}
+	fmt.Fprintf(w, "  class     %s\n", v.Class)
+	if v.IsFinite() && v.Sig != 0 {
+		fmt.Fprintf(w, "  value     %s = %s\n", v.Decimal(), v.Binary(-1))
+		n := v
+		for n.Sig != 0 && n.Sig&1 == 0 {
+			n.Sig >>= 1
+			n.Exp++
+		}
+		sign := ""
+		if n.Neg {
+			sign = "-"
+		}
+		fmt.Fprintf(w, "            = %s%d × 2^%d\n", sign, n.Sig, n.Exp)
+	} else {
+		fmt.Fprintf(w, "  value     %s\n", v.Decimal())
+	}
+	if f.Kind == numfmt.FloatKind && v.IsFinite() && v.Exact64() {
+		fmt.Fprintf(w, "  float64   %v\n", v.Float64())
+	}
+}
+
+// fieldBits writes the pattern with its fields separated by underscores.
+func fieldBits(f *numfmt.Format, b uint64) string {
+	if f.Kind != numfmt.FloatKind {
+		return fmt.Sprintf("%0*b", f.Container, b)
+	}
+	s, ex, m := f.Fields(b)
+	var parts []string
+	if pad := f.Container - f.Bits - f.Shift; pad > 0 {
+		parts = append(parts, fmt.Sprintf("%0*b", pad, b>>(f.Bits+f.Shift)))
+	}
+	if f.Signed {
+		parts = append(parts, fmt.Sprint(s))
+	}
+	parts = append(parts, fmt.Sprintf("%0*b", f.ExpBits, ex))
+	if f.MantBits > 0 {
+		parts = append(parts, fmt.Sprintf("%0*b", f.MantBits, m))
+	}
+	if f.Shift > 0 {
+		parts = append(parts, fmt.Sprintf("%0*b", f.Shift, b&(1<<f.Shift-1)))
+	}
+	return strings.Join(parts, "_")
+}
+
+func runNumEncode(e *env, opts any, args []string) error {
+	o := opts.(*numOpts)
+	if len(args) != 2 {
+		return usagef("want FORMAT VALUE, e.g. 'tcsim num encode e4m3 3.3 --rn --satfinite'")
+	}
+	f, err := numfmt.Lookup(args[0])
+	if err != nil {
+		return usagef("%v", err)
+	}
+	v, exact, err := numfmt.ParseNumber(args[1])
+	if err != nil {
+		return usagef("%v", err)
+	}
+	m, err := o.roundMode()
+	if err != nil {
+		return err
+	}
+	b, info := f.Encode(v, m, numfmt.Opts{Satfinite: o.satfinite, Relu: o.relu, Sat: o.sat, FTZ: o.ftz})
+	w := e.stdout
+	fmt.Fprintf(w, "encode %s as %s, rounding .%s", args[1], f.Name, m)
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{o.satfinite, "satfinite"}, {o.relu, "relu"}, {o.sat, "sat"}, {o.ftz, "ftz"}} {
+		if x.on {
+			fmt.Fprintf(w, " .%s", x.name)
+		}
+	}
+	fmt.Fprintln(w)
+	if exact {
+		fmt.Fprintf(w, "  input     %s (exact: %s)\n", v.Decimal(), v.Binary(-1))
+	} else {
+		fmt.Fprintf(w, "  input     %s is not a binary fraction; it lies strictly inside (%s, next 62-bit value)\n", args[1], v.String())
+	}
+	if info.Inexact && (info.Down != info.Up) {
+		down := withSign(info.Down, v.Neg)
+		up := withSign(info.Up, v.Neg)
+		db, _ := f.Encode(down, numfmt.RZ, numfmt.Opts{})
+		ub, _ := f.Encode(up, numfmt.RZ, numfmt.Opts{})
+		fmt.Fprintf(w, "  below     %s  %s\n", down.Decimal(), encodedOrOver(f, up, db, false))
+		fmt.Fprintf(w, "  above     %s  %s\n", up.Decimal(), encodedOrOver(f, up, ub, true))
+		if info.Tie {
+			fmt.Fprintln(w, "  tie       the input is exactly halfway")
+		}
+	}
+	fmt.Fprintf(w, "  step      %s\n", info.Why())
+	fmt.Fprintf(w, "  result    %s = %s", fmtBits(f, b), f.Decode(b).Decimal())
+	var flags []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{info.Inexact, "inexact"}, {info.Overflow, "overflow"}, {info.Tiny, "tiny"}, {info.Saturated, "saturated"}, {info.Flushed, "flushed"}} {
+		if x.on {
+			flags = append(flags, x.name)
+		}
+	}
+	if len(flags) > 0 {
+		fmt.Fprintf(w, "  [%s]", strings.Join(flags, " "))
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+func withSign(v numfmt.Value, neg bool) numfmt.Value {
+	v.Neg = neg
+	return v
+}
+
+func encodedOrOver(f *numfmt.Format, _ numfmt.Value, b uint64, _ bool) string {
+	return "(" + fmtBits(f, b) + ")"
+}
+
+// parseOperand reads a cvt operand: hex or binary bits, or numbers (one
+// per lane, comma-separated) rounded to nearest into the operand's type.
+func parseOperand(op numfmt.Operand, s string) (uint64, string, error) {
+	t := strings.ToLower(s)
+	if strings.HasPrefix(t, "0x") || strings.HasPrefix(t, "0b") || op.Type == nil {
+		b, err := parseBits(t)
+		if err != nil {
+			return 0, "", usagef("operand %s: bad bits %q", op.Name, s)
+		}
+		if op.Bits < 64 && b>>op.Bits != 0 {
+			return 0, "", usagef("operand %s: %#x does not fit in %d bits", op.Name, b, op.Bits)
+		}
+		return b, "", nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) != op.Type.Lanes {
+		return 0, "", usagef("operand %s is %s: give %d comma-separated numbers or hex bits", op.Name, op.Type.Name, op.Type.Lanes)
+	}
+	lanes := make([]uint64, len(parts))
+	var notes []string
+	for i, p := range parts {
+		v, exact, err := numfmt.ParseNumber(p)
+		if err != nil {
+			return 0, "", usagef("operand %s: %v", op.Name, err)
+		}
+		b, info := op.Type.Elem.Encode(v, numfmt.RN, numfmt.Opts{})
+		if !exact || info.Inexact {
+			notes = append(notes, fmt.Sprintf("%s rounds to %s %s = %s", p, op.Type.Elem.Name, fmtBits(op.Type.Elem, b), op.Type.Elem.Decode(b).Decimal()))
+		}
+		lanes[i] = b
+	}
+	if op.Type.Lanes == 1 {
+		return lanes[0], strings.Join(notes, "; "), nil
+	}
+	return op.Type.Pack(lanes), strings.Join(notes, "; "), nil
+}
+
+func runNumCvt(e *env, _ any, args []string) error {
+	if len(args) < 1 {
+		return usagef("want OPCODE OPERAND..., e.g. 'tcsim num cvt cvt.rn.satfinite.e4m3x2.f32 448 -1e9'")
+	}
+	s, err := numfmt.ParseSpec(args[0])
+	if err != nil {
+		return err
+	}
+	ops := s.Inputs()
+	if len(args)-1 != len(ops) {
+		var names []string
+		for _, o := range ops {
+			names = append(names, fmt.Sprintf("%s (%d bits)", o.Name, o.Bits))
+		}
+		return usagef("%s takes %d operand(s): %s", s, len(ops), strings.Join(names, ", "))
+	}
+	in := make([]uint64, len(ops))
+	w := e.stdout
+	fmt.Fprintln(w, s)
+	for i, o := range ops {
+		b, note, err := parseOperand(o, args[i+1])
+		if err != nil {
+			return err
+		}
+		in[i] = b
+		fmt.Fprintf(w, "  %-5s = 0x%0*x", o.Name, (o.Bits+3)/4, b)
+		if note != "" {
+			fmt.Fprintf(w, "   (%s)", note)
+		}
+		fmt.Fprintln(w)
+	}
+	out, lanes, err := numfmt.CvtTrace(s, in...)
+	if err != nil {
+		return err
+	}
+	names := []string{"a", "b", "e", "f"}
+	for _, l := range lanes {
+		label := "lane"
+		if s.Dst.Lanes > 1 {
+			label = "lane " + names[l.Lane]
+		}
+		fmt.Fprintf(w, "%s: %s %s = %s", label, l.Src.Name, fmtBits(l.Src, l.In), l.InValue.Decimal())
+		if l.InValue.IsFinite() && l.InValue.Sig != 0 {
+			fmt.Fprintf(w, " (%s)", l.InValue.Binary(-1))
+		}
+		fmt.Fprintln(w)
+		if l.FlushedInput {
+			fmt.Fprintln(w, "  .ftz: the subnormal input is flushed to zero")
+		}
+		if l.ScaleExp != 0 {
+			fmt.Fprintf(w, "  scaled by 2^%d\n", l.ScaleExp)
+		}
+		if l.Info.Inexact && l.Info.Down != l.Info.Up {
+			fmt.Fprintf(w, "  neighbours %s | %s\n", withSign(l.Info.Down, l.InValue.Neg).Decimal(), withSign(l.Info.Up, l.InValue.Neg).Decimal())
+		}
+		fmt.Fprintf(w, "  %s\n", l.Info.Why())
+		fmt.Fprintf(w, "  -> %s %s = %s\n", l.Dst.Name, fmtBits(l.Dst, l.Out), l.OutValue.Decimal())
+	}
+	fmt.Fprintf(w, "d = 0x%0*x\n", (s.OutBits()+3)/4, out)
+	if err := s.SupportedOn("sm_90a", 90); err != nil {
+		fmt.Fprintf(w, "note: not on the H100 (%v): not hardware-verified\n", err)
+	}
+	return nil
+}
+
+func runNumTable(e *env, _ any, args []string) error {
+	if len(args) != 1 {
+		return usagef("want FORMAT, e.g. 'tcsim num table e2m1'")
+	}
+	f, err := numfmt.Lookup(args[0])
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if f.Bits > 8 {
+		return fmt.Errorf("%s has %d bits: too many patterns for a table (use 'tcsim num decode %s BITS')", f.Name, f.Bits, f.Name)
+	}
+	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "BITS\tFIELDS\tCLASS\tVALUE")
+	for i := uint64(0); i < 1<<f.Bits; i++ {
+		b := i << f.Shift
+		v := f.Decode(b)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", fmtBits(f, b), fieldBits(f, b), v.Class, v.Decimal())
+	}
+	return w.Flush()
+}
+
+func runNumForms(e *env, opts any, args []string) error {
+	syntax := *opts.(*bool)
+	var re *regexp.Regexp
+	if len(args) > 1 {
+		return usagef("want at most one REGEXP")
+	}
+	if len(args) == 1 {
+		var err error
+		if re, err = regexp.Compile(args[0]); err != nil {
+			return usagef("bad regexp: %v", err)
+		}
+	}
+	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	if syntax {
+		fmt.Fprintln(w, "FORM\tOPCODES")
+		for _, f := range numfmt.Forms() {
+			if re != nil && !re.MatchString(f.Syntax) {
+				continue
+			}
+			fmt.Fprintf(w, "%s\t%d\n", f.Syntax, len(f.Expand()))
+		}
+		return w.Flush()
+	}
+	fmt.Fprintln(w, "OPCODE\tPTX\tTARGETS\tH100")
+	n := 0
+	for _, s := range numfmt.AllSpecs() {
+		if re != nil && !re.MatchString(s.String()) {
+			continue
+		}
+		n++
+		ptx, sm, targets := s.Requirements()
+		tg := "any"
+		if sm > 0 {
+			tg = fmt.Sprintf("sm_%d+", sm)
+		}
+		if targets != nil {
+			tg = strings.Join(targets, ",")
+		}
+		h := "yes"
+		if s.SupportedOn("sm_90a", 90) != nil {
+			h = "no (not hardware-verified)"
+		}
+		fmt.Fprintf(w, "%s\t%d.%d\t%s\t%s\n", s, ptx/10, ptx%10, tg, h)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%d opcodes\n", n)
+	return nil
+}
+
+func runNumProbePTX(e *env, opts any, args []string) error {
+	if len(args) != 1 {
+		return usagef("want OPCODE")
+	}
+	s, err := numfmt.ParseSpec(args[0])
+	if err != nil {
+		return err
+	}
+	p, err := numfmt.NewProbe(s, numfmt.ProbeOptions{Random: *opts.(*int)})
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(e.stdout, p.PTX)
+	fmt.Fprintf(e.stdout, "// launch: grid %d, block %d; inputs %v bytes per case, output %d bytes per case; %d edge cases; on H100: %v\n",
+		p.Grid, p.Block, p.InBytes, p.OutBytes, p.Edges, p.OnH100)
+	return nil
+}
+
+type probeRunOpts struct {
+	filter, out string
+	random      int
+}
+
+func runNumProbeRun(e *env, opts any, args []string) error {
+	o := opts.(*probeRunOpts)
+	if len(args) > 0 {
+		return usagef("num probe run takes flags only")
+	}
+	c := gpurun.Campaign{Random: o.random}
+	if o.filter != "" {
+		re, err := regexp.Compile(o.filter)
+		if err != nil {
+			return usagef("bad --filter: %v", err)
+		}
+		c.Filter = re
+	}
+	dev, err := gpu.Open(0)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	prov := gpurun.Provenance(dev, "tcsim "+Version, "tcsim num probe run "+strings.Join(os.Args[min(len(os.Args), 4):], " "))
+	var mu sync.Mutex
+	bad := 0
+	c.Progress = func(r *gpurun.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case r.Err != nil:
+			bad++
+			fmt.Fprintf(e.stdout, "ERROR %s: %v\n", r.Spec, r.Err)
+		case r.Check.Mismatches > 0:
+			bad++
+			fmt.Fprintf(e.stdout, "DIFF  %s: %d of %d cases differ\n", r.Spec, r.Check.Mismatches, r.Check.N)
+			for _, m := range r.Check.Samples {
+				fmt.Fprintf(e.stdout, "      %s\n", m)
+			}
+		default:
+			fmt.Fprintf(e.stdout, "ok    %s: %d cases\n", r.Spec, r.Check.N)
+		}
+	}
+	results := gpurun.RunCampaign(dev, c, prov)
+	var recs []*numfmt.Record
+	total := 0
+	for _, r := range results {
+		if r.Record != nil {
+			recs = append(recs, r.Record)
+			total += r.Record.N
+		}
+	}
+	fmt.Fprintf(e.stdout, "%d probes, %d cases, %d with errors or differences\n", len(results), total, bad)
+	if o.out != "" {
+		var buf bytes.Buffer
+		if err := numfmt.WriteRecords(&buf, recs); err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.out, buf.Bytes(), 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "wrote %d records (%d bytes) to %s\n", len(recs), buf.Len(), o.out)
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d probes disagree with the model or failed", bad)
+	}
+	return nil
+}
+
+func runNumProbeCheck(e *env, opts any, args []string) error {
+	if len(args) != 1 {
+		return usagef("want FILE")
+	}
+	var re *regexp.Regexp
+	if f := *opts.(*string); f != "" {
+		var err error
+		if re, err = regexp.Compile(f); err != nil {
+			return usagef("bad --filter: %v", err)
+		}
+	}
+	fh, err := os.Open(args[0])
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	recs, err := numfmt.ReadRecords(fh)
+	if err != nil {
+		return fmt.Errorf("%s: %w", args[0], err)
+	}
+	bad, n := 0, 0
+	for _, r := range recs {
+		if re != nil && !re.MatchString(r.Spec) {
+			continue
+		}
+		n++
+		res, hashOK, err := r.Replay()
+		switch {
+		case err != nil:
+			bad++
+			fmt.Fprintf(e.stdout, "ERROR %s: %v\n", r.Spec, err)
+		case res.Mismatches > 0 || !hashOK:
+			bad++
+			fmt.Fprintf(e.stdout, "DIFF  %s: %d of %d stored cases differ; whole-buffer SHA-256 matches: %v\n", r.Spec, res.Mismatches, res.N, hashOK)
+			for _, m := range res.Samples {
+				fmt.Fprintf(e.stdout, "      %s\n", m)
+			}
+		default:
+			fmt.Fprintf(e.stdout, "ok    %s: %d stored cases and the SHA-256 of all %d\n", r.Spec, res.N, r.N)
+		}
+	}
+	fmt.Fprintf(e.stdout, "%d records replayed, %d differ\n", n, bad)
+	if bad > 0 {
+		return fmt.Errorf("%d records disagree with the model", bad)
+	}
+	return nil
+}
+
+type legalityOpts struct {
+	ptxas, keep string
+	jobs        int
+}
+
+func runNumProbeLegality(e *env, opts any, args []string) error {
+	o := opts.(*legalityOpts)
+	if len(args) > 0 {
+		return usagef("num probe legality takes flags only")
+	}
+	if _, err := exec.LookPath(o.ptxas); err != nil {
+		return fmt.Errorf("ptxas not found (%v): give --ptxas PATH", err)
+	}
+	dir := o.keep
+	if dir == "" {
+		d, err := os.MkdirTemp("", "tcsim-legality")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	cases := numfmt.LegalityCases()
+	type verdict struct {
+		ok  bool
+		msg string
+	}
+	verdicts := make([]verdict, len(cases))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, max(1, o.jobs))
+	for i, c := range cases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			name := filepath.Join(dir, fmt.Sprintf("%04d_%s_%s.ptx", i, strings.NewReplacer(".", "_", ":", "_").Replace(c.Text), c.Target))
+			if err := os.WriteFile(name, []byte(c.PTX), 0o644); err != nil {
+				verdicts[i] = verdict{false, err.Error()}
+				return
+			}
+			cmd := exec.Command(o.ptxas, "-arch="+c.Target, name, "-o", os.DevNull)
+			outb, err := cmd.CombinedOutput()
+			msg := strings.TrimSpace(string(outb))
+			if ee := (*exec.ExitError)(nil); err != nil && !errors.As(err, &ee) {
+				msg = err.Error()
+			}
+			verdicts[i] = verdict{err == nil, msg}
+		}()
+	}
+	wg.Wait()
+	agree, disagree := 0, 0
+	for i, c := range cases {
+		v := verdicts[i]
+		if v.ok == c.Legal {
+			agree++
+			continue
+		}
+		disagree++
+		table := "legal"
+		if !c.Legal {
+			table = "illegal (" + c.Why + ")"
+		}
+		ptxas := "accepts it"
+		if !v.ok {
+			ptxas = "rejects it: " + firstLine(v.msg)
+		}
+		fmt.Fprintf(e.stdout, "DISAGREE %s on %s (PTX %d.%d): table says %s; ptxas %s\n", c.Text, c.Target, c.PTXVersion/10, c.PTXVersion%10, table, ptxas)
+	}
+	fmt.Fprintf(e.stdout, "%d cases: ptxas agrees with the table on %d, disagrees on %d\n", len(cases), agree, disagree)
+	return nil
+}
+
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "error") {
+			return strings.TrimSpace(l)
+		}
+	}
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

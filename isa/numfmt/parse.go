@@ -1,0 +1,84 @@
+package numfmt
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+)
+
+// ParseNumber parses a number: a decimal ("3.3", "-0", "1e-3"), a fraction
+// ("1/3"), a hexadecimal float ("0x1.8p3"), "inf" or "nan" (with a sign).
+// When the number is a binary fraction with at most 64 significant bits the
+// Value is exact. Otherwise it is the number truncated to 62 significant
+// bits with the lowest bit set as a sticky bit, exact is false, and
+// rounding it to any format of this package (53 bits at most) still gives
+// the correctly rounded result of the original number.
+func ParseNumber(s string) (v Value, exact bool, err error) {
+	t := strings.TrimSpace(strings.ToLower(s))
+	neg := false
+	if strings.HasPrefix(t, "-") {
+		neg, t = true, t[1:]
+	} else {
+		t = strings.TrimPrefix(t, "+")
+	}
+	switch t {
+	case "inf", "infinity":
+		return Value{Class: Inf, Neg: neg}, true, nil
+	case "nan":
+		return Value{Class: NaN, Neg: neg, Sig: 1}, true, nil
+	}
+	if t == "" || strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") {
+		return Value{}, false, fmt.Errorf("bad number %q", s)
+	}
+	r, ok := new(big.Rat).SetString(t)
+	if !ok {
+		f, _, ferr := big.ParseFloat(t, 0, 4096, big.ToZero)
+		if ferr != nil || f.IsInf() {
+			return Value{}, false, fmt.Errorf("bad number %q (want a decimal like 3.3, a fraction like 1/3, or a hex float like 0x1.8p3)", s)
+		}
+		r, _ = f.Rat(nil)
+	}
+	v, exact = FromRat(r)
+	v.Neg = neg
+	return v, exact, nil
+}
+
+// FromRat converts a rational to a Value: exactly when it is a binary
+// fraction of at most 64 significant bits, otherwise truncated to 62 bits
+// with a sticky lowest bit (exact=false).
+func FromRat(r *big.Rat) (Value, bool) {
+	if r.Sign() == 0 {
+		return Value{Class: Zero}, true
+	}
+	neg := r.Sign() < 0
+	num := new(big.Int).Abs(r.Num())
+	den := new(big.Int).Set(r.Denom())
+	// Exact when den is a power of two and num fits.
+	if den.BitLen()-1 == int(den.TrailingZeroBits()) {
+		tz := num.TrailingZeroBits()
+		n := new(big.Int).Rsh(num, tz)
+		if n.BitLen() <= 64 {
+			return Value{Class: Normal, Neg: neg, Sig: n.Uint64(), Exp: int(tz) - (den.BitLen() - 1)}, true
+		}
+	}
+	// Scale so that the quotient has 62 bits: q = floor(num·2^k / den).
+	k := 62 - (num.BitLen() - den.BitLen())
+	a, b := new(big.Int).Set(num), new(big.Int).Set(den)
+	if k >= 0 {
+		a.Lsh(a, uint(k))
+	} else {
+		b.Lsh(b, uint(-k))
+	}
+	q, rem := new(big.Int).QuoRem(a, b, new(big.Int))
+	for q.BitLen() > 62 {
+		rem.Add(rem, new(big.Int).Mul(new(big.Int).And(q, big.NewInt(1)), b))
+		q.Rsh(q, 1)
+		k--
+	}
+	sig := q.Uint64()
+	exact := rem.Sign() == 0
+	if !exact {
+		sig |= 1
+	}
+	return Value{Class: Normal, Neg: neg, Sig: sig, Exp: -k}, exact
+}
