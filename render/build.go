@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/tcsim/tcsim/layouts"
 	"github.com/tcsim/tcsim/layouts/catalog"
@@ -185,7 +184,7 @@ func FromAtom(a catalog.Atom) (*Grid, error) {
 	}
 	g.Title = a.Name
 	g.Notes = atomNotes(a)
-	g.Corner = a.RowName + `\` + a.ColName
+	g.Corner = a.RowName + "/" + a.ColName
 	return g, nil
 }
 
@@ -209,8 +208,14 @@ func atomPanel(g *Grid, a catalog.Atom, row0, col0 int, transposed bool) (Panel,
 		if err := fillOwners(g, &p, a.TV); err != nil {
 			return p, fmt.Errorf("atom %s: %w", a.Name, err)
 		}
-	case catalog.KindSMEM:
+	case catalog.KindSMEM, catalog.KindTMEM:
 		p.Kind = Offsets
+		if a.Kind == catalog.KindTMEM {
+			p.TMEM, p.CTAs, p.ElemBits = true, max(a.CTAs, 1), 0 // no shared-memory banks
+			if transposed {
+				return p, fmt.Errorf("atom %s: a TMEM placement cannot be an MMA's B operand", a.Name)
+			}
+		}
 		if n := a.Offsets.Size(); n < a.Rows*a.Cols {
 			return p, fmt.Errorf("atom %s: offset layout %v has %d elements, fewer than the %dx%d tile", a.Name, a.Offsets, n, a.Rows, a.Cols)
 		}
@@ -237,22 +242,34 @@ func atomNotes(a catalog.Atom) []string {
 			shape += fmt.Sprintf(", %d per register", a.ValsPerReg)
 		}
 		shape += ", layout " + a.TV.Layout.String()
+	} else if a.Kind == catalog.KindTMEM {
+		shape += ", cells show the TMEM lane L and column C relative to the accumulator's base, layout " + a.Offsets.String() + " (offset = lane<<16 | column)"
+		if a.CTAs > 1 {
+			shape += fmt.Sprintf("; rows are split over %d CTAs, %d rows each, each CTA with its own TMEM", a.CTAs, a.Rows/a.CTAs)
+		}
 	} else {
 		shape += ", " + strconv.Itoa(a.ElemBits) + "-bit elements, layout " + a.Offsets.String()
 	}
 	notes = append(notes, shape)
-	switch {
-	case a.Verified != "":
-		notes = append(notes, "hardware-verified: "+a.Verified)
-	case a.NeedsArch != "":
-		notes = append(notes, "not hardware-verified (needs "+a.NeedsArch+")")
-	default:
-		notes = append(notes, "not hardware-verified")
+	if a.CuTe != "" {
+		notes = append(notes, "CuTe: "+a.CuTe)
 	}
+	notes = append(notes, provenance(a))
 	if a.Notes != "" {
 		notes = append(notes, a.Notes)
 	}
 	return notes
+}
+
+// provenance says what hardware has confirmed about a.
+func provenance(a catalog.Atom) string {
+	switch {
+	case a.Verified != "":
+		return "hardware-verified: " + a.Verified
+	case a.NeedsArch != "":
+		return "not hardware-verified (needs " + a.NeedsArch + ")"
+	}
+	return "not hardware-verified"
 }
 
 // MMA places an MMA atom's three operands as CuTe's pictures do: C (M × N)
@@ -301,7 +318,14 @@ func MMA(a, b, c catalog.Atom) (*Grid, error) {
 	}
 	g.Title = fmt.Sprintf("MMA M=%d N=%d K=%d: A left, B above (k down), C at the origin", m, n, k)
 	for i, at := range []catalog.Atom{a, b, c} {
-		g.Notes = append(g.Notes, "ABC"[i:i+1]+" = "+at.Name+": "+strings.Join(atomNotes(at), "; "))
+		note := "ABC"[i:i+1] + " = " + at.Name + ": "
+		if at.Summary != "" {
+			note += at.Summary + "; "
+		}
+		if at.Section != "" {
+			note += "PTX ISA " + at.Section + "; "
+		}
+		g.Notes = append(g.Notes, note+at.Layout()+"; "+provenance(at))
 	}
 	g.RowLabels = make([]string, g.Rows)
 	g.ColLabels = make([]string, g.Cols)

@@ -95,6 +95,9 @@ func schemeFor(by ColorBy, p *Panel) ColorBy {
 	if p == nil || p.Kind == Owners {
 		return ColorThread
 	}
+	if p.TMEM {
+		return ColorWarp
+	}
 	if p.ElemBits > 0 {
 		return ColorBank
 	}
@@ -112,8 +115,9 @@ func modulus(by ColorBy) int {
 	return 16
 }
 
-// ownerKey is the colour key of owner o under scheme by, or -1 for none.
-func ownerKey(by ColorBy, c *Cell, thread, value int) int {
+// ownerKey is the colour key of owner (thread, value) of cell c under
+// scheme by, or -1 for none.
+func ownerKey(by ColorBy, c *Cell, p *Panel, thread, value int) int {
 	switch by {
 	case ColorThread:
 		return thread % 16
@@ -124,12 +128,22 @@ func ownerKey(by ColorBy, c *Cell, thread, value int) int {
 	case ColorValue:
 		return value % 16
 	}
-	return cellKey(by, c)
+	return cellKey(by, c, p)
 }
 
-// cellKey is the colour key of a cell that has no owner to colour by.
-func cellKey(by ColorBy, c *Cell) int {
+// cellKey is the colour key of a cell that has no owner to colour by. A
+// cell of a TMEM panel takes its warp and lane from its TMEM lane: warp w
+// (mod 4) reaches lanes 32w..32w+31.
+func cellKey(by ColorBy, c *Cell, p *Panel) int {
 	switch by {
+	case ColorWarp:
+		if p != nil && p.TMEM {
+			return TMEMLane(c.Offset) / 32 % 4
+		}
+	case ColorLane:
+		if p != nil && p.TMEM {
+			return TMEMLane(c.Offset) % 32
+		}
 	case ColorBank:
 		if c.Bank >= 0 {
 			return c.Bank
@@ -179,9 +193,9 @@ func legendText(by ColorBy) string {
 	case ColorThread:
 		return "colour = thread mod 16"
 	case ColorWarp:
-		return "colour = warp (thread / 32)"
+		return "colour = warp (thread / 32; for TMEM, lane / 32: the warp that can access the lane)"
 	case ColorLane:
-		return "colour = lane (thread mod 32)"
+		return "colour = lane (thread mod 32; for TMEM, TMEM lane mod 32)"
 	case ColorValue:
 		return "colour = value mod 16"
 	case ColorBank:

@@ -51,6 +51,25 @@ type Panel struct {
 	Threads, Values int // Owners panels
 	ValsPerReg      int // values packed in one 32-bit register; 0 if unknown
 	ElemBits        int // bits of one element; 0 if unknown (then no banks)
+
+	// TMEM marks an Offsets panel whose offsets are Tensor Memory
+	// addresses lane<<16 | column; CTAs > 1 spreads its rows evenly over
+	// that many CTAs (cta_group::2), each with its own TMEM.
+	TMEM bool
+	CTAs int
+}
+
+// TMEMLane and TMEMColumn split a TMEM address (lane<<16 | column).
+func TMEMLane(addr int) int   { return addr >> 16 }
+func TMEMColumn(addr int) int { return addr & 0xffff }
+
+// CTA returns the CTA of the pair that holds tile row r of a TMEM panel
+// (0 unless CTAs > 1).
+func (p *Panel) CTA(r int) int {
+	if !p.TMEM || p.CTAs <= 1 {
+		return 0
+	}
+	return r / max(p.Rows/p.CTAs, 1)
 }
 
 // Cell is one grid cell.

@@ -129,6 +129,12 @@ func appendBase(dst []byte, c *Cell, p *Panel, mode LabelMode) []byte {
 		}
 		return AppendOwners(dst, c.Owners)
 	}
+	if p.TMEM && (mode == LabelAuto || mode == LabelBank || mode == LabelByte) {
+		dst = append(dst, 'L')
+		dst = strconv.AppendInt(dst, int64(TMEMLane(c.Offset)), 10)
+		dst = append(dst, 'C')
+		return strconv.AppendInt(dst, int64(TMEMColumn(c.Offset)), 10)
+	}
 	switch mode {
 	case LabelBank:
 		if c.Bank < 0 {

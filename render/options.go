@@ -138,25 +138,22 @@ func (r Region) String() string {
 	return fmt.Sprintf("%d:%s,%d:%s", r.Row0, end(r.Row1), r.Col0, end(r.Col1))
 }
 
-// Resolve returns the window r selects in g, with both ends made explicit,
-// or an error naming the bound that leaves the grid.
+// Resolve returns the window r selects in g, with both ends made explicit.
+// As with Python slices, an end past the grid stops at its edge; a start
+// outside the grid is an error naming the bound.
 func (r Region) Resolve(g *Grid) (Region, error) {
 	out := r
-	if out.Row1 == 0 {
+	if out.Row1 == 0 || out.Row1 > g.Rows {
 		out.Row1 = g.Rows
 	}
-	if out.Col1 == 0 {
+	if out.Col1 == 0 || out.Col1 > g.Cols {
 		out.Col1 = g.Cols
 	}
 	switch {
-	case out.Row0 >= g.Rows:
+	case out.Row0 < 0 || out.Row0 >= g.Rows:
 		return out, fmt.Errorf("region rows start at %d, but the grid has rows 0..%d", out.Row0, g.Rows-1)
-	case out.Row1 > g.Rows:
-		return out, fmt.Errorf("region rows end at %d (exclusive), but the grid has %d rows", out.Row1, g.Rows)
-	case out.Col0 >= g.Cols:
+	case out.Col0 < 0 || out.Col0 >= g.Cols:
 		return out, fmt.Errorf("region cols start at %d, but the grid has cols 0..%d", out.Col0, g.Cols-1)
-	case out.Col1 > g.Cols:
-		return out, fmt.Errorf("region cols end at %d (exclusive), but the grid has %d cols", out.Col1, g.Cols)
 	case out.Row1 <= out.Row0 || out.Col1 <= out.Col0:
 		return out, fmt.Errorf("region %v is empty", r)
 	}

@@ -177,7 +177,12 @@ func buildScene(g *Grid, o Options) (*scene, *plan, error) {
 		addLine(margin, g.Title, colBlack)
 	}
 	for _, n := range g.Notes {
-		addLine(margin, n, colHeader)
+		for i, l := range wrapText(n, NoteWidth) {
+			if i > 0 {
+				l = "  " + l
+			}
+			addLine(margin, l, colHeader)
+		}
 	}
 	if !win.Whole(g) {
 		addLine(margin, fmt.Sprintf("showing rows %d..%d of %d, cols %d..%d of %d",
@@ -307,7 +312,7 @@ func cellScene(g *Grid, pl *plan, cell *Cell, pc *picCell, x, y, w, h, s int) ce
 		k := len(cell.Owners)
 		for b, ow := range cell.Owners {
 			top, bot := y+b*h/k, y+(b+1)*h/k
-			cg.rects = append(cg.rects, rectItem{x: x, y: top, w: w, h: bot - top, fill: keyCol(ownerKey(scheme, cell, ow.Thread, ow.Value))})
+			cg.rects = append(cg.rects, rectItem{x: x, y: top, w: w, h: bot - top, fill: keyCol(ownerKey(scheme, cell, p, ow.Thread, ow.Value))})
 			center(pc.labels[b], top, bot-top)
 		}
 	case p.Kind == Owners && cell.Label == "":
@@ -315,7 +320,7 @@ func cellScene(g *Grid, pl *plan, cell *Cell, pc *picCell, x, y, w, h, s int) ce
 		// One stripe per distinct colour among the owners, in owner order.
 		var keys []int
 		for _, ow := range cell.Owners {
-			k := ownerKey(scheme, cell, ow.Thread, ow.Value)
+			k := ownerKey(scheme, cell, p, ow.Thread, ow.Value)
 			seen := false
 			for _, x := range keys {
 				seen = seen || x == k
@@ -337,9 +342,9 @@ func cellScene(g *Grid, pl *plan, cell *Cell, pc *picCell, x, y, w, h, s int) ce
 	default:
 		k := -1
 		if len(cell.Owners) > 0 {
-			k = ownerKey(scheme, cell, cell.Owners[0].Thread, cell.Owners[0].Value)
+			k = ownerKey(scheme, cell, p, cell.Owners[0].Thread, cell.Owners[0].Value)
 		} else {
-			k = cellKey(scheme, cell)
+			k = cellKey(scheme, cell, p)
 		}
 		if p.Kind == Offsets {
 			cg.title = fmt.Sprintf("%s: offset %d", tile, cell.Offset)

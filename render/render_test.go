@@ -354,7 +354,7 @@ func TestANSIAndText(t *testing.T) {
 		t, v int
 		key  int
 	}{{ColorThread, 37, 0, 5}, {ColorWarp, 100, 0, 3}, {ColorLane, 100, 0, 4}, {ColorValue, 3, 18, 2}} {
-		if got := ownerKey(c.by, &Cell{}, c.t, c.v); got != c.key {
+		if got := ownerKey(c.by, &Cell{}, nil, c.t, c.v); got != c.key {
 			t.Errorf("%v key of T%dV%d = %d, want %d", c.by, c.t, c.v, got, c.key)
 		}
 	}
@@ -408,10 +408,13 @@ func TestParseRegion(t *testing.T) {
 		}
 	}
 	g, _ := NewGrid(4, 8)
+	if w, err := (Region{Row1: 99, Col0: 2, Col1: 30}).Resolve(g); err != nil || w != (Region{0, 4, 2, 8}) {
+		t.Errorf("ends past the grid: %+v %v, want them clamped", w, err)
+	}
 	for _, c := range []struct {
 		r       Region
 		errPart string
-	}{{Region{Row0: 4}, "rows start at 4"}, {Region{Row1: 5}, "end at 5"}, {Region{Col0: 9}, "cols start"}, {Region{Col1: 9}, "9 (exclusive)"}} {
+	}{{Region{Row0: 4}, "rows start at 4"}, {Region{Col0: 9}, "cols start at 9"}, {Region{Row0: 2, Row1: 2}, "empty"}} {
 		if _, err := c.r.Resolve(g); err == nil || !strings.Contains(err.Error(), c.errPart) {
 			t.Errorf("Resolve(%+v) = %v, want %q", c.r, err, c.errPart)
 		}

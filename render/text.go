@@ -86,9 +86,14 @@ func (t *textWriter) write() {
 		t.b = append(t.b, '\n')
 	}
 	for _, n := range g.Notes {
-		t.b = append(t.b, "  "...)
-		t.b = append(t.b, n...)
-		t.b = append(t.b, '\n')
+		for i, l := range wrapText(n, NoteWidth) {
+			t.b = append(t.b, "  "...)
+			if i > 0 {
+				t.b = append(t.b, "  "...)
+			}
+			t.b = append(t.b, l...)
+			t.b = append(t.b, '\n')
+		}
 	}
 	if !win.Whole(g) {
 		t.b = fmt.Appendf(t.b, "  showing rows %d..%d of %d, cols %d..%d of %d\n",
@@ -190,12 +195,12 @@ func (t *textWriter) cell(gi, i int) {
 		t.b = append(t.b, escReset...)
 		return
 	}
-	scheme := pl.scheme[c.Panel]
+	scheme, p := pl.scheme[c.Panel], &pl.g.Panels[c.Panel]
 	key := func(k int) int {
 		if k < len(c.Owners) {
-			return ownerKey(scheme, c, c.Owners[k].Thread, c.Owners[k].Value)
+			return ownerKey(scheme, c, p, c.Owners[k].Thread, c.Owners[k].Value)
 		}
-		return cellKey(scheme, c)
+		return cellKey(scheme, c, p)
 	}
 	k0 := key(0)
 	if k0 >= 0 {
@@ -374,4 +379,29 @@ func (t *textWriter) trimLine() {
 		t.b = t.b[:len(t.b)-1]
 	}
 	t.b = append(t.b, '\n')
+}
+
+// NoteWidth is the width at which the renderers wrap notes.
+const NoteWidth = 100
+
+// wrapText breaks s at blanks into lines of at most width characters (a
+// longer word stays whole on its own line).
+func wrapText(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case len([]rune(line))+1+len([]rune(w)) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
 }

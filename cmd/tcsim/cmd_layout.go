@@ -1,0 +1,388 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/tcsim/tcsim/layouts"
+	"github.com/tcsim/tcsim/layouts/catalog"
+	"github.com/tcsim/tcsim/render"
+)
+
+func init() {
+	register(&command{
+		name:    "layout",
+		args:    "[flags] LAYOUT|ATOM",
+		summary: "draw a layout's tile: which thread and value holds each cell",
+		help: `Draws the tile of a catalog atom or of a layout in CuTe notation.
+
+  ATOM      a catalog name (see 'tcsim atoms'): thread-value atoms show
+            T<thread>V<value> in every cell; shared-memory atoms show the
+            element offset of every cell, coloured by bank.
+  LAYOUT    CuTe notation, e.g. '(8,8):(8,1)' or 'Sw<3,4,3> o 0 o (8,64):(64,1)'.
+            Rank-2 layouts are drawn as print_layout draws them (cell (r,c)
+            holds L(r,c)); rank-1 layouts as one row. With --tile RxC the
+            layout is read as a thread-value layout: (thread, value) ->
+            column-major index r + R*c of an RxC tile.
+
+A cell held by several (thread, value) pairs (a broadcast) lists all of them;
+when they do not fit the cell, a lossless compact form is used (T0-3V1 =
+threads 0..3 hold value 1) or a reference *N into the legend below the grid.
+Cells no thread holds show '.'.
+
+The default format is ansi on a terminal and text otherwise; NO_COLOR (when
+set and not empty) and TERM=dumb turn the default to text.
+
+Examples:
+  tcsim layout '((4,8,4),(2,2,2)):((128,1,16),(64,8,512))' --tile 64x16
+  tcsim layout 'Sw<3,4,3> o 0 o (8,64):(64,1)' --bits 16 --label bank
+  tcsim layout ATOM --region 0:16,0:32 --cell 6 --color warp
+  tcsim layout ATOM --mma          (A, B and C of an MMA atom together)
+  tcsim layout ATOM --format json  (every cell and owner, for tools)`,
+		setup: func(fs *flag.FlagSet) any {
+			return addDrawFlags(fs, "text, ansi or json (default: ansi on a terminal, else text)")
+		},
+		run: runLayout,
+	})
+}
+
+// drawFlags are the flags `tcsim layout` and `tcsim render` share.
+type drawFlags struct {
+	format, color, label, region, tile *string
+	cell, bits, scale                  *int
+	boxed, mma, noLegend               *bool
+}
+
+func addDrawFlags(fs *flag.FlagSet, formatHelp string) *drawFlags {
+	return &drawFlags{
+		format:   fs.String("format", "", "output format: "+formatHelp),
+		color:    fs.String("color", "auto", "colour cells by thread, warp, lane, value, bank, offset or none (auto: thread for owners, bank for shared memory)"),
+		label:    fs.String("label", "auto", "what offset cells show: offset, bank or byte (auto: offset)"),
+		region:   fs.String("region", "", "draw only rows r0:r1 and cols c0:c1 (half-open), e.g. 0:16,0:32 or ,128:"),
+		tile:     fs.String("tile", "", "read LAYOUT as a thread-value layout over an RxC tile, e.g. 64x256"),
+		cell:     fs.Int("cell", 0, "characters per cell (0: fit the widest label, up to 16); longer labels are shortened, never dropped"),
+		bits:     fs.Int("bits", 0, "element width in bits of a plain LAYOUT, to show shared-memory banks (bank = byte offset / 4 mod 32)"),
+		scale:    fs.Int("scale", 0, "pixel scale of SVG/PNG/HTML pictures (0: 2 for small grids, 1 for large)"),
+		boxed:    fs.Bool("boxed", false, "draw text with CuTe print_layout borders"),
+		mma:      fs.Bool("mma", false, "draw an MMA atom's A, B and C together as CuTe does: A left, B above, C at the origin (give one operand's atom, or A B C)"),
+		noLegend: fs.Bool("no-legend", false, "leave out the colour key and the coverage summary"),
+	}
+}
+
+// options converts the flags to render options.
+func (d *drawFlags) options() (render.Options, error) {
+	var o render.Options
+	var err error
+	if o.Color, err = render.ParseColorBy(*d.color); err != nil {
+		return o, usagef("--color: %v", err)
+	}
+	if o.Label, err = render.ParseLabelMode(*d.label); err != nil {
+		return o, usagef("--label: %v", err)
+	}
+	if *d.region != "" {
+		if o.Region, err = render.ParseRegion(*d.region); err != nil {
+			return o, usagef("--region: %v", err)
+		}
+	}
+	if *d.cell < 0 || *d.cell > 256 {
+		return o, usagef("--cell %d: must be between 0 (automatic) and 256", *d.cell)
+	}
+	if *d.scale < 0 || *d.scale > 16 {
+		return o, usagef("--scale %d: must be between 0 (automatic) and 16", *d.scale)
+	}
+	o.CellWidth, o.Scale, o.Boxed, o.NoLegend = *d.cell, *d.scale, *d.boxed, *d.noLegend
+	return o, nil
+}
+
+// grid builds the picture model the arguments name.
+func (d *drawFlags) grid(args []string) (*render.Grid, error) {
+	if len(args) == 0 {
+		return nil, usagef("missing LAYOUT or ATOM (e.g. '(8,8):(8,1)' or a name from 'tcsim atoms')")
+	}
+	if *d.mma {
+		return d.mmaGrid(args)
+	}
+	src := strings.TrimSpace(strings.Join(args, " "))
+	if a, err := catalog.Lookup(src); err == nil {
+		if *d.tile != "" {
+			return nil, usagef("--tile applies to a plain LAYOUT; atom %s already has its %dx%d tile", a.Name, a.Rows, a.Cols)
+		}
+		if *d.bits != 0 {
+			return nil, usagef("--bits applies to a plain LAYOUT; atom %s has %d-bit elements", a.Name, a.ElemBits)
+		}
+		g, err := render.FromAtom(a)
+		if err != nil {
+			return nil, err
+		}
+		return g, nil
+	} else if looksLikeName(src) {
+		return nil, usagef("%v", err)
+	}
+	l, err := layouts.ParseAnyLayout(src)
+	if err != nil {
+		var pe *layouts.ParseError
+		if errors.As(err, &pe) {
+			return nil, usagef("bad layout: %v\n  %s", pe, strings.ReplaceAll(pe.Caret(), "\n", "\n  "))
+		}
+		return nil, usagef("bad layout %q: %v", src, err)
+	}
+	if *d.bits < 0 || *d.bits > 1024 {
+		return nil, usagef("--bits %d: must be between 1 and 1024", *d.bits)
+	}
+	if *d.tile != "" {
+		rows, cols, err := parseTile(*d.tile)
+		if err != nil {
+			return nil, err
+		}
+		if l.Composed {
+			return nil, usagef("--tile: %v is a swizzled layout; a thread-value layout must be a plain layout", l)
+		}
+		g, err := render.FromTVLayout(l.L, rows, cols)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		return g, nil
+	}
+	g, err := render.FromLayout(l, *d.bits)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return g, nil
+}
+
+// looksLikeName tells an atom name from layout notation: names start with
+// a letter; layouts with a digit, '(' or '_', or with "Sw<".
+func looksLikeName(s string) bool {
+	if s == "" || strings.HasPrefix(s, "Sw<") || strings.HasPrefix(s, "Swizzle<") {
+		return false
+	}
+	c := s[0]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// parseTile reads "RxC".
+func parseTile(s string) (int, int, error) {
+	r, c, ok := strings.Cut(strings.ToLower(s), "x")
+	rows, err1 := strconv.Atoi(strings.TrimSpace(r))
+	cols, err2 := strconv.Atoi(strings.TrimSpace(c))
+	if !ok || err1 != nil || err2 != nil || rows <= 0 || cols <= 0 {
+		return 0, 0, usagef("--tile %q: want ROWSxCOLS with positive integers, e.g. 64x256", s)
+	}
+	if rows > render.MaxCells/cols {
+		return 0, 0, usagef("--tile %q: %d cells is more than the %d that can be drawn", s, int64(rows)*int64(cols), render.MaxCells)
+	}
+	return rows, cols, nil
+}
+
+// mmaGrid draws an MMA's operands together. The arguments are one atom
+// (its sibling operands are found in the catalog), an instruction shape
+// such as mma.sync.m16n8k16 or wgmma.m64n128k16 (optionally followed by
+// preferences such as .f16 or .smem), or three atoms A B C.
+func (d *drawFlags) mmaGrid(args []string) (*render.Grid, error) {
+	if *d.tile != "" || *d.bits != 0 {
+		return nil, usagef("--mma draws catalog atoms; --tile and --bits apply to plain layouts")
+	}
+	var a, b, c catalog.Atom
+	switch len(args) {
+	case 1:
+		var err error
+		if a, b, c, err = mmaOperands(args[0]); err != nil {
+			return nil, usagef("--mma: %v", err)
+		}
+	case 3:
+		var ops [3]catalog.Atom
+		for i, name := range args {
+			var err error
+			if ops[i], err = catalog.Lookup(name); err != nil {
+				return nil, usagef("--mma: %v", err)
+			}
+		}
+		a, b, c = ops[0], ops[1], ops[2]
+	default:
+		return nil, usagef("--mma takes one atom or instruction shape (e.g. mma.sync.m16n8k16), or three atoms A B C")
+	}
+	g, err := render.MMA(a, b, c)
+	if err != nil {
+		return nil, usagef("--mma: %v", err)
+	}
+	return g, nil
+}
+
+// mmaOperands finds the A, B and C atoms of one MMA instruction. spec is
+// either a catalog atom (one operand, kept as given) or FAMILY.SHAPE[.PREF...]
+// with SHAPE a full PTX shape such as m16n8k16. The three atoms must be of
+// one family, serve a common PTX shape (Atom.Shapes) and have tiles that fit
+// (A is MxK, B is NxK or KxN, C is MxN). Among several such triples the one
+// whose names share the most dot-separated parts with spec wins, then the
+// one with register (not whole-warpgroup broadcast) operands, then the one
+// whose A and B share the most parts (the same element type), then catalog
+// order.
+func mmaOperands(spec string) (a, b, c catalog.Atom, err error) {
+	spec = strings.ToLower(strings.TrimSpace(spec))
+	family, shape := "", ""
+	fixed := map[string]catalog.Atom{}
+	if given, lerr := catalog.Lookup(spec); lerr == nil {
+		op := operandOf(given)
+		if op == "" {
+			return a, b, c, fmt.Errorf("atom %s is not an MMA operand; give an instruction shape (e.g. mma.sync.m16n8k16) or three atoms A B C", given.Name)
+		}
+		family = given.Family
+		fixed[op] = given
+	} else {
+		for _, x := range catalog.All() {
+			if strings.HasPrefix(spec, x.Family+".") && len(x.Family) > len(family) {
+				family = x.Family
+			}
+		}
+		if family == "" {
+			return a, b, c, fmt.Errorf("%q is neither an atom nor FAMILY.SHAPE (e.g. mma.sync.m16n8k16, wgmma.m64n128k16): %v", spec, lerr)
+		}
+		shape, _, _ = strings.Cut(strings.TrimPrefix(spec, family+"."), ".")
+	}
+	byOp := map[string][]catalog.Atom{}
+	for _, x := range catalog.All() {
+		if op := operandOf(x); op != "" && x.Family == family && (shape == "" || hasString(x.Shapes, shape)) {
+			byOp[op] = append(byOp[op], x)
+		}
+	}
+	for op, x := range fixed {
+		byOp[op] = []catalog.Atom{x}
+	}
+	best := [3]int{-1, -1 << 30, -1}
+	for _, ca := range byOp["A"] {
+		for _, cb := range byOp["B"] {
+			for _, cc := range byOp["C"] {
+				m, k, n := ca.Rows, ca.Cols, cc.Cols
+				if cc.Rows != m || !(cb.Rows == k && cb.Cols == n || cb.Rows == n && cb.Cols == k) || !commonShape(ca, cb, cc) {
+					continue
+				}
+				// Prefer names like spec, then register operands (whose
+				// owners say more than a whole-warpgroup broadcast), then
+				// A and B of one element type.
+				score := [3]int{
+					shared(spec, ca.Name) + shared(spec, cb.Name) + shared(spec, cc.Name),
+					-max(ca.Broadcast, 1) - max(cb.Broadcast, 1),
+					shared(ca.Name, cb.Name),
+				}
+				if better(score, best) {
+					best = score
+					a, b, c = ca, cb, cc
+				}
+			}
+		}
+	}
+	if best[0] < 0 {
+		what := spec
+		if shape != "" {
+			what = family + " " + shape
+		}
+		return a, b, c, fmt.Errorf("the catalog has no A, B and C atoms that fit together for %s; give three atoms A B C", what)
+	}
+	return a, b, c, nil
+}
+
+// better compares scores lexicographically.
+func better(x, y [3]int) bool {
+	for i := range x {
+		if x[i] != y[i] {
+			return x[i] > y[i]
+		}
+	}
+	return false
+}
+
+// operandOf returns "A", "B" or "C" (accumulators, also written "D"), or
+// "" for atoms that are no MMA operand.
+func operandOf(x catalog.Atom) string {
+	switch op := strings.ToUpper(x.Operand); op {
+	case "A", "B", "C":
+		return op
+	case "D":
+		return "C"
+	}
+	return ""
+}
+
+// commonShape reports whether the three atoms serve one PTX shape; atoms
+// that list no shapes are not constrained.
+func commonShape(xs ...catalog.Atom) bool {
+	for _, x := range xs {
+		if len(x.Shapes) == 0 {
+			return true
+		}
+	}
+	for _, s := range xs[0].Shapes {
+		if hasString(xs[1].Shapes, s) && hasString(xs[2].Shapes, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// shared counts the dot-separated parts two names have in common.
+func shared(x, y string) int {
+	set := map[string]bool{}
+	for _, p := range strings.Split(x, ".") {
+		set[p] = true
+	}
+	n := 0
+	for _, p := range strings.Split(y, ".") {
+		if set[p] {
+			n++
+			delete(set, p)
+		}
+	}
+	return n
+}
+
+// defaultFormat is ansi on a colour terminal, else text.
+func defaultFormat(e *env) render.Format {
+	if e.getenv("NO_COLOR") != "" || e.getenv("TERM") == "dumb" {
+		return render.FormatText
+	}
+	if f, ok := e.stdout.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return render.FormatANSI
+		}
+	}
+	return render.FormatText
+}
+
+func runLayout(e *env, opts any, args []string) error {
+	d := opts.(*drawFlags)
+	f := defaultFormat(e)
+	if *d.format != "" {
+		var err error
+		if f, err = render.ParseFormat(*d.format); err != nil {
+			return usagef("--format: %v", err)
+		}
+		if f != render.FormatText && f != render.FormatANSI && f != render.FormatJSON {
+			return usagef("--format %s: tcsim layout prints text, ansi or json; write %s files with 'tcsim render -o FILE'", f, f)
+		}
+	}
+	o, err := d.options()
+	if err != nil {
+		return err
+	}
+	g, err := d.grid(args)
+	if err != nil {
+		return err
+	}
+	if _, err := o.Region.Resolve(g); err != nil {
+		return usagef("--region: %v", err)
+	}
+	return render.Write(e.stdout, g, f, o)
+}
