@@ -55,6 +55,10 @@ type Derivation struct {
 // Both programs are checked against m on every input before Derive
 // returns; a mismatch is reported as an error, never printed.
 func Derive(m Map) (*Derivation, error) {
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	m = m.tabulated()
 	mat, err := Analyze(m)
 	if err != nil {
 		return nil, err

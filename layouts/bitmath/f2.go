@@ -192,6 +192,8 @@ func (mat Matrix) nonLinear(m Map, x uint64) *NonLinearError {
 		seen |= mat.Cols[j]
 	}
 	switch {
+	case mixedRadix(m) != "":
+		e.Reason = mixedRadix(m)
 	case overlap:
 		e.Reason = fmt.Sprintf("the images of its bits overlap (%s), so adding them carries where XOR would not; the layout's strides are not bit-disjoint",
 			strings.Join(parts, "; "))
@@ -202,6 +204,24 @@ func (mat Matrix) nonLinear(m Map, x uint64) *NonLinearError {
 			strings.Join(parts, "; "))
 	}
 	return e
+}
+
+// mixedRadix explains a failure caused by an inner mode extent that is not
+// a power of two: the bits of that input then mix its coordinates.
+func mixedRadix(m Map) string {
+	for k, mode := range m.Modes {
+		if k >= len(m.In) {
+			break
+		}
+		ls := mode.Leaves()
+		for i, v := range ls[:max(len(ls)-1, 0)] {
+			if v > 0 && v&(v-1) != 0 {
+				return fmt.Sprintf("%s's mode %v has the inner extent %d (leaf %d), which is not a power of two, so the bits of %s mix its coordinates (only a mode's last extent may be other than a power of two)",
+					m.In[k].Name, mode, v, i, m.In[k].Name)
+			}
+		}
+	}
+	return ""
 }
 
 // bitSet prints a set of output bits as labels, "{r0 c3}", or "0".

@@ -27,9 +27,14 @@ func (f Field) Bits() int {
 // warp; the thread bits above them select the warp.
 const LaneBits = 5
 
+// TMEMLaneShift is where the lane field starts in a Tensor Memory address
+// (lane<<16 | column).
+const TMEMLaneShift = 16
+
 // Label names bit i of the field in matrices and explanations. Thread bits
 // are lane bits l0..l4 and then warp bits w0, w1, ...; value bits are v0..;
-// rows r0.., columns c0.., offsets o0.., indices i0..; other fields use
+// rows r0.., columns c0.., offsets o0.., indices i0..; a TMEM address
+// (taddr) has column bits C0..C15 and lane bits L0..; other fields use
 // their name followed by the bit number and a dot ("lin.3").
 func (f Field) Label(i int) string {
 	n := strconv.Itoa(i)
@@ -53,6 +58,11 @@ func (f Field) Label(i int) string {
 		return "o" + n
 	case "i":
 		return "i" + n
+	case "taddr":
+		if i >= TMEMLaneShift {
+			return "L" + strconv.Itoa(i-TMEMLaneShift)
+		}
+		return "C" + n
 	}
 	return f.Name + "." + n
 }
@@ -73,6 +83,10 @@ type Map struct {
 	// Desc is a one-line description of the domain and codomain, e.g.
 	// "(tid, v) -> (row, col) over a 64x256 tile".
 	Desc string
+	// Modes, when known, is the layout shape behind each input field (the
+	// thread and value modes of a TV layout); it lets a failed F2 check
+	// name an inner extent that is not a power of two.
+	Modes []layouts.IntTuple
 }
 
 // maxDomain bounds the number of inputs a Map may have, so that checking
@@ -113,6 +127,32 @@ func (m Map) each(f func(in []int) bool) {
 	}
 }
 
+// tabulated returns m with F replaced by a lookup in a table of all its
+// values, so that the several passes Derive makes evaluate the layout once.
+func (m Map) tabulated() Map {
+	n, k := m.Size(), len(m.Out)
+	tab := make([]int, n*k)
+	i := 0
+	m.each(func(in []int) bool {
+		m.F(in, tab[i:i+k])
+		i += k
+		return true
+	})
+	ext := make([]int, len(m.In))
+	for j, f := range m.In {
+		ext[j] = f.Extent
+	}
+	t := m
+	t.F = func(in, out []int) {
+		idx := 0
+		for j := len(in) - 1; j >= 0; j-- {
+			idx = idx*ext[j] + in[j]
+		}
+		copy(out, tab[idx*k:idx*k+k])
+	}
+	return t
+}
+
 func (m Map) validate() error {
 	nin, nout := 0, 0
 	for _, f := range m.In {
@@ -138,14 +178,40 @@ func (m Map) validate() error {
 
 // FromTV returns the map (tid, v) → (row, col) of a thread-value layout.
 func FromTV(name string, tv layouts.TV) Map {
+	// Flatten each mode to its leaves once: evaluating is then a short
+	// mixed-radix loop (for in-range coordinates it equals tv.Index).
+	type leaf struct{ shape, stride int }
+	flat := func(i int) []leaf {
+		sh, st := tv.Layout.Shape.Mode(i).Leaves(), tv.Layout.Stride.Mode(i).Leaves()
+		ls := make([]leaf, len(sh))
+		for k := range sh {
+			ls[k] = leaf{sh[k], st[k]}
+		}
+		return ls
+	}
+	tl, vl := flat(0), flat(1)
+	idx := func(c int, ls []leaf) int {
+		s := 0
+		for k, l := range ls {
+			if k == len(ls)-1 {
+				return s + c*l.stride
+			}
+			s += c % l.shape * l.stride
+			c /= l.shape
+		}
+		return s
+	}
+	rows := tv.Rows
 	return Map{
 		Name: name,
 		In:   []Field{{"tid", tv.Threads()}, {"v", tv.Values()}},
 		Out:  []Field{{"row", tv.Rows}, {"col", tv.Cols}},
 		F: func(in, out []int) {
-			out[0], out[1] = tv.Coord(in[0], in[1])
+			i := idx(in[0], tl) + idx(in[1], vl)
+			out[0], out[1] = i%rows, i/rows
 		},
-		Desc: fmt.Sprintf("(tid, v) -> (row, col): %d threads x %d values over a %dx%d tile", tv.Threads(), tv.Values(), tv.Rows, tv.Cols),
+		Desc:  fmt.Sprintf("(tid, v) -> (row, col): %d threads x %d values over a %dx%d tile", tv.Threads(), tv.Values(), tv.Rows, tv.Cols),
+		Modes: []layouts.IntTuple{tv.Layout.Shape.Mode(0), tv.Layout.Shape.Mode(1)},
 	}
 }
 
@@ -167,6 +233,20 @@ func FromOffsets(name string, rows, cols int, off layouts.AnyLayout) (Map, error
 	return finishOffsetMap(m)
 }
 
+// FromTMEM returns the map (row, col) → taddr of a Tensor Memory
+// accumulator placement given, as in the catalog, over the column-major
+// tile index: taddr is the address lane<<16 | column relative to the
+// accumulator's base.
+func FromTMEM(name string, rows, cols int, addr layouts.AnyLayout) (Map, error) {
+	m, err := FromOffsets(name, rows, cols, addr)
+	if err != nil {
+		return Map{}, err
+	}
+	m.Out[0].Name = "taddr"
+	m.Desc = fmt.Sprintf("(row, col) -> taddr (TMEM address lane<<16 | column) over a %dx%d tile", rows, cols)
+	return m, nil
+}
+
 // FromLayout returns the F2-viewable map of a plain or swizzled layout. With
 // coords set and a rank-2 layout, the inputs are its two coordinates (row,
 // col), the way shared-memory tiles are read; otherwise the input is the
@@ -181,10 +261,11 @@ func FromLayout(name string, a layouts.AnyLayout, coords bool) (Map, error) {
 	if coords && inner.Rank() == 2 {
 		rows, cols := inner.Shape.Mode(0).Product(), inner.Shape.Mode(1).Product()
 		m := Map{
-			Name: name,
-			In:   []Field{{"row", rows}, {"col", cols}},
-			F:    func(in, out []int) { out[0] = a.Eval(in[0] + rows*in[1]) },
-			Desc: fmt.Sprintf("(row, col) -> offset: coordinates of the %dx%d shape to offsets", rows, cols),
+			Name:  name,
+			In:    []Field{{"row", rows}, {"col", cols}},
+			F:     func(in, out []int) { out[0] = a.Eval(in[0] + rows*in[1]) },
+			Desc:  fmt.Sprintf("(row, col) -> offset: coordinates of the %dx%d shape to offsets", rows, cols),
+			Modes: []layouts.IntTuple{inner.Shape.Mode(0), inner.Shape.Mode(1)},
 		}
 		if a.Composed {
 			m.Swizzle = a.C.Swizzle
@@ -193,10 +274,11 @@ func FromLayout(name string, a layouts.AnyLayout, coords bool) (Map, error) {
 	}
 	n := inner.Size()
 	m := Map{
-		Name: name,
-		In:   []Field{{"i", n}},
-		F:    func(in, out []int) { out[0] = a.Eval(in[0]) },
-		Desc: fmt.Sprintf("i -> offset: linear index 0..%d to offsets", n-1),
+		Name:  name,
+		In:    []Field{{"i", n}},
+		F:     func(in, out []int) { out[0] = a.Eval(in[0]) },
+		Desc:  fmt.Sprintf("i -> offset: linear index 0..%d to offsets", n-1),
+		Modes: []layouts.IntTuple{inner.Shape},
 	}
 	if a.Composed {
 		m.Swizzle = a.C.Swizzle
