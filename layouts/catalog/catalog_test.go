@@ -39,8 +39,13 @@ func TestAtomsWellFormed(t *testing.T) {
 		if a.ElemBits <= 0 || a.Rows <= 0 || a.Cols <= 0 || a.RowName == "" || a.ColName == "" {
 			t.Errorf("%s: incomplete tile or element description", a.Name)
 		}
-		if a.Verified != "" {
-			t.Errorf("%s: claims hardware verification %q, but nothing in the catalog is verified yet", a.Name, a.Verified)
+		// Only the facts recorded in shared/REFERENCES.md are verified so
+		// far; the hardware campaign (tcsim verify layouts) adds the rest.
+		if a.Verified != "" && a.Name != "wgmma.m64n8.d.f32" && a.Name != "wgmma.m64k16.a.reg.b16" {
+			t.Errorf("%s: claims hardware verification %q without a recorded fact", a.Name, a.Verified)
+		}
+		if a.Verified != "" && a.NeedsArch != "" {
+			t.Errorf("%s: verified, yet needs %s", a.Name, a.NeedsArch)
 		}
 		if a.Arch == "sm_100a" && a.NeedsArch != "sm_100a" {
 			t.Errorf("%s: sm_100a atom must say NeedsArch sm_100a", a.Name)

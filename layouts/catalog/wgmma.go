@@ -73,8 +73,13 @@ func buildWGMMA(add func(Atom)) {
 			if acc.perReg == 2 {
 				pack = " Two f16 values share a .f16x2 register: values 2j and 2j+1 are register j, low half first."
 			}
+			verified := ""
+			if n == 8 && acc.typ == "f32" {
+				// m64n8k16.f32.bf16.bf16, every element (REFERENCES.md).
+				verified = "H100 (REFERENCES.md fact 2: m64n8k16.f32.bf16.bf16)"
+			}
 			add(Atom{
-				Name: fmt.Sprintf("wgmma.m64n%d.d.%s", n, acc.typ), Family: "wgmma", Arch: "sm_90a",
+				Name: fmt.Sprintf("wgmma.m64n%d.d.%s", n, acc.typ), Family: "wgmma", Arch: "sm_90a", Verified: verified,
 				Section: "9.7.15.5.1.1", Operand: "C",
 				Summary: fmt.Sprintf("accumulator D %s, 64x%d: %d values in %d registers per thread (%s)",
 					acc.typ, n, n/2, regs, acc.inputs),
@@ -93,8 +98,12 @@ func buildWGMMA(add func(Atom)) {
 	}
 	for _, op := range wgmmaOperands {
 		k := op.k
+		verified := ""
+		if op.tok == "b16" {
+			verified = "H100 (REFERENCES.md fact 3)"
+		}
 		add(Atom{
-			Name: fmt.Sprintf("wgmma.m64k%d.a.reg.%s", k, op.tok), Family: "wgmma", Arch: "sm_90a",
+			Name: fmt.Sprintf("wgmma.m64k%d.a.reg.%s", k, op.tok), Family: "wgmma", Arch: "sm_90a", Verified: verified,
 			Section: op.section, Operand: "A",
 			Summary: fmt.Sprintf("A from registers, %s, 64x%d: %d values in 4 registers per thread", op.types, k, 4*op.perReg),
 			Kind:    KindTV, Rows: 64, Cols: k, RowName: "m", ColName: "k",
