@@ -161,8 +161,20 @@ func (s *Scanner) Layout(allowShapeOnly bool) (Layout, error) {
 	if err != nil {
 		return Layout{}, err
 	}
+	for _, v := range shape.Leaves() {
+		if v < 0 {
+			return Layout{}, s.Errorf(start, "shape %v has a negative extent", shape)
+		}
+	}
 	if !s.Accept(":") {
 		if allowShapeOnly {
+			acc := 1
+			for _, v := range shape.Leaves() {
+				if acc > 1<<40 {
+					return Layout{}, s.Errorf(start, "the compact strides of shape %v exceed 2^40", shape)
+				}
+				acc *= max(v, 1)
+			}
 			return ColMajor(shape), nil
 		}
 		return Layout{}, s.Errorf(s.Pos, "expected ':' and a stride after shape %v", shape)
