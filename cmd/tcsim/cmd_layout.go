@@ -22,8 +22,10 @@ func init() {
 
   ATOM      a catalog name (see 'tcsim atoms'): thread-value atoms show
             T<thread>V<value> in every cell; shared-memory atoms show the
-            element offset of every cell, coloured by bank.
-  LAYOUT    CuTe notation, e.g. '(8,8):(8,1)' or 'Sw<3,4,3> o 0 o (8,64):(64,1)'.
+            element offset of every cell, coloured by bank; TMEM atoms show
+            the TMEM lane and column (L<lane>C<col>), coloured by the warp
+            that can access the lane.
+  LAYOUT    CuTe notation, e.g. '(8,8):(8,1)' or 'Sw<3,3,3> o 0 o (8,64):(64,1)'.
             Rank-2 layouts are drawn as print_layout draws them (cell (r,c)
             holds L(r,c)); rank-1 layouts as one row. With --tile RxC the
             layout is read as a thread-value layout: (thread, value) ->
@@ -32,17 +34,26 @@ func init() {
 A cell held by several (thread, value) pairs (a broadcast) lists all of them;
 when they do not fit the cell, a lossless compact form is used (T0-3V1 =
 threads 0..3 hold value 1) or a reference *N into the legend below the grid.
-Cells no thread holds show '.'.
+Cells no thread holds show '.'. Labels that are not owners and do not fit
+are cut with a visible '…'.
+
+--mma draws an MMA's A, B and C together, placed as CuTe's pictures place
+them: C at the origin, A to its left, B above it with K running down. Give
+one operand's atom (the others are found in the catalog), an instruction
+shape such as mma.sync.m16n8k16 or wgmma.m64n64k16 (add .f16, .smem, ... to
+choose among variants), or three atoms A B C.
 
 The default format is ansi on a terminal and text otherwise; NO_COLOR (when
-set and not empty) and TERM=dumb turn the default to text.
+set and not empty) and TERM=dumb turn the default to text. An explicit
+--format ansi always colours.
 
 Examples:
   tcsim layout '((4,8,4),(2,2,2)):((128,1,16),(64,8,512))' --tile 64x16
-  tcsim layout 'Sw<3,4,3> o 0 o (8,64):(64,1)' --bits 16 --label bank
-  tcsim layout ATOM --region 0:16,0:32 --cell 6 --color warp
-  tcsim layout ATOM --mma          (A, B and C of an MMA atom together)
-  tcsim layout ATOM --format json  (every cell and owner, for tools)`,
+  tcsim layout 'Sw<3,3,3> o 0 o (8,64):(64,1)' --bits 16 --label bank
+  tcsim layout wgmma.m64n256.d.f32 --region 0:16,120:136 --cell 6 --color warp
+  tcsim layout tcgen05.tmem.m64n64.d.cta1 --region ,0:4
+  tcsim layout --mma mma.sync.m16n8k16
+  tcsim layout smem.k.sw128.b16 --format json   (every cell, for tools)`,
 		setup: func(fs *flag.FlagSet) any {
 			return addDrawFlags(fs, "text, ansi or json (default: ansi on a terminal, else text)")
 		},
@@ -66,9 +77,9 @@ func addDrawFlags(fs *flag.FlagSet, formatHelp string) *drawFlags {
 		tile:     fs.String("tile", "", "read LAYOUT as a thread-value layout over an RxC tile, e.g. 64x256"),
 		cell:     fs.Int("cell", 0, "characters per cell (0: fit the widest label, up to 16); longer labels are shortened, never dropped"),
 		bits:     fs.Int("bits", 0, "element width in bits of a plain LAYOUT, to show shared-memory banks (bank = byte offset / 4 mod 32)"),
-		scale:    fs.Int("scale", 0, "pixel scale of SVG/PNG/HTML pictures (0: 2 for small grids, 1 for large)"),
+		scale:    fs.Int("scale", 0, "pixel scale of SVG/PNG/HTML pictures, for tcsim render (0: 2 for small grids, 1 for large)"),
 		boxed:    fs.Bool("boxed", false, "draw text with CuTe print_layout borders"),
-		mma:      fs.Bool("mma", false, "draw an MMA atom's A, B and C together as CuTe does: A left, B above, C at the origin (give one operand's atom, or A B C)"),
+		mma:      fs.Bool("mma", false, "draw an MMA's A, B and C together as CuTe does: A left, B above, C at the origin (give an operand's atom, a shape such as mma.sync.m16n8k16, or A B C)"),
 		noLegend: fs.Bool("no-legend", false, "leave out the colour key and the coverage summary"),
 	}
 }

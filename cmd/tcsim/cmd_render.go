@@ -35,8 +35,9 @@ LAYOUT, ATOM and the drawing flags are as for 'tcsim layout' (see
 
 Examples:
   tcsim render '((4,8,4),(2,2,32)):((128,1,16),(64,8,512))' --tile 64x256 -o acc.png
-  tcsim render 'Sw<3,4,3> o 0 o (8,64):(64,1)' --bits 16 -o sw128.svg
-  tcsim render ATOM --mma -o mma.html`,
+  tcsim render wgmma.m64n256.d.f32 -o acc.svg
+  tcsim render smem.k.sw128.b16 -o sw128.png
+  tcsim render --mma wgmma.m64n64k16 -o mma.html`,
 		setup: func(fs *flag.FlagSet) any {
 			rf := &renderFlags{drawFlags: addDrawFlags(fs, "text, ansi, json, svg, png or html (default: from the -o extension)")}
 			rf.out = fs.String("o", "", "the file to write ('-' for standard output)")
