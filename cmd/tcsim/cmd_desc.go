@@ -156,6 +156,8 @@ func parseDescValue(s string) (v uint64, note string, err error) {
 	case strings.ContainsAny(lower, "abcdef"):
 		base = 16
 		note = fmt.Sprintf("%q read as hexadecimal (write 0x to say so)", s)
+	default:
+		note = fmt.Sprintf("%q read as decimal (write 0x for hexadecimal)", s)
 	}
 	if lower == "" {
 		return 0, "", fmt.Errorf("%q has no digits after 0x", s)
@@ -391,7 +393,7 @@ func runDescEncode(e *env, opts any, args []string) error {
 		return encErr
 	}
 	if o.quiet {
-		fmt.Fprintf(e.stdout, "%#018x\n", v)
+		fmt.Fprintf(e.stdout, "0x%016x\n", v)
 		return nil
 	}
 	r := desc.ExplainSmem(v, arch, ctx)
@@ -442,7 +444,7 @@ func runEncodeIDesc(e *env, o *descFlags) error {
 		return err
 	}
 	if o.quiet {
-		fmt.Fprintf(e.stdout, "%#010x\n", v)
+		fmt.Fprintf(e.stdout, "0x%08x\n", v)
 		return nil
 	}
 	r := desc.ExplainIDesc(v, k, ictx)

@@ -241,18 +241,31 @@ func checkLayout(l SmemLayout, ctx Context, fs *Findings) {
 	}
 	if ov := Overlaps(reads); len(ov) > 0 {
 		a, b := ov[0].A, ov[0].B
-		field := "lbo"
-		why := "LBO"
-		if a.CoreK == b.CoreK {
-			field, why = "sbo", "SBO"
-		}
-		if a.Core == b.Core {
-			field, why = "sbo", "the row pitch"
-		}
+		field, why := overlapCause(a, b, op.Major, swz)
 		fs.add(Error, field, "footprint-overlap",
-			"%d pairs of core-matrix rows read the same bytes, e.g. core %d row %d (%s) and core %d row %d (%s) both read %#x: every element needs its own address, so %s is too small for this tile (%dx%d %s)",
+			"%d pairs of core-matrix rows read the same bytes, e.g. core %d row %d (%s) and core %d row %d (%s) both read %#x: every element needs its own address, so %s for this tile (%dx%d %s)",
 			len(ov), a.Core, a.Row, elemRange(a, op.Major), b.Core, b.Row, elemRange(b, op.Major), a.Addr, why, op.MN, op.K, dtypeName(ctx.DType, op.ElemBits))
 	}
+}
+
+// overlapCause names the offset that places core matrices a and b on top
+// of each other: the one that separates them along the dimension in which
+// they differ.
+func overlapCause(a, b CoreMatrixRead, major Major, swz Swizzle) (field, why string) {
+	// Which offset steps along M/N and which along K.
+	mnOff, kOff := "SBO", "LBO"
+	if major == MajorMN && swz != SwizzleNone {
+		mnOff, kOff = "LBO", "SBO"
+	}
+	switch {
+	case a.Core == b.Core:
+		return "sbo", "the rows of one core matrix collide (the swizzle or row pitch)"
+	case a.CoreMN != b.CoreMN && a.CoreK != b.CoreK:
+		return strings.ToLower(mnOff), fmt.Sprintf("%s (the step along M/N) and %s (the step along K) land core matrices on top of each other", mnOff, kOff)
+	case a.CoreK != b.CoreK:
+		return strings.ToLower(kOff), fmt.Sprintf("%s (the step along K) is too small", kOff)
+	}
+	return strings.ToLower(mnOff), fmt.Sprintf("%s (the step along M/N) is too small", mnOff)
 }
 
 func offsetRole(name string) string {

@@ -1,0 +1,93 @@
+package desc_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/tcsim/tcsim/isa/desc"
+)
+
+// Build the descriptor of a K-major bf16 operand stored with 128-byte
+// swizzle at shared address 0x400: 8-row groups 1024 bytes apart.
+func ExampleNewWGMMA() {
+	d, err := desc.NewWGMMA(0x400, 16, 1024, desc.Swizzle128B, -1)
+	if err != nil {
+		panic(err)
+	}
+	v, _ := d.Encode()
+	fmt.Printf("%#x\n", v)
+	fmt.Println(d.StartAddr, d.LBO, d.SBO, d.BaseOffset, d.Swizzle())
+	// Output:
+	// 0x4000004000010040
+	// 64 1 64 0 128B
+}
+
+// The same operand for tcgen05: other swizzle codes, and the version bits.
+func ExampleNewTCGen05Smem() {
+	d, _ := desc.NewTCGen05Smem(0x400, 16, 1024, desc.Swizzle128B, -1)
+	v, _ := d.Encode()
+	fmt.Printf("%#x version=%d swizzle code=%d\n", v, d.Version, d.SwizzleCode)
+	// Output:
+	// 0x4000404000010040 version=1 swizzle code=2
+}
+
+func ExampleWGMMA_Check() {
+	// The tile starts 128 bytes past a 1024-byte boundary but the base
+	// offset is 0.
+	d := desc.DecodeWGMMA(0x4000004000010048)
+	for _, f := range d.Check(desc.Context{Major: desc.MajorK}) {
+		fmt.Println(f.Severity, f.Field, f.Rule)
+	}
+	// Output:
+	// error base_offset base-offset-phase
+}
+
+func ExampleDecodeIDesc() {
+	d := desc.DecodeIDesc(0x08400490, desc.KindF16)
+	fmt.Println(d.M(), d.N(), desc.FormatName(d.Kind, d.AType), d.TransposeA, d.Check(desc.IDescContext{}).HasErrors())
+	// Output:
+	// 128 256 bf16 false false
+}
+
+func ExampleNewIDesc() {
+	d, err := desc.NewIDesc(desc.IDescSpec{Kind: desc.KindMXF8F6F4, A: "e4m3", B: "e5m2", M: 128, N: 128, ScaleBID: 1})
+	if err != nil {
+		panic(err)
+	}
+	v, _ := d.Encode()
+	fmt.Printf("%#08x\n", v)
+	// Output:
+	// 0x08a00410
+}
+
+// Which shared-memory bytes does each core matrix of a 16x16 bf16
+// K-major tile read under 128-byte swizzle?
+func ExampleFootprint() {
+	l := desc.DecodeWGMMA(0x4000004000010040).Layout()
+	reads, _ := desc.Footprint(l, desc.Operand{Major: desc.MajorK, ElemBits: 16, MN: 8, K: 16})
+	for _, r := range reads[:3] {
+		fmt.Printf("core %d row %d: M %d, K %d-%d at %#x\n", r.Core, r.Row, r.MN0, r.K0, r.K1-1, r.Addr)
+	}
+	// Output:
+	// core 0 row 0: M 0, K 0-7 at 0x400
+	// core 0 row 1: M 1, K 0-7 at 0x490
+	// core 0 row 2: M 2, K 0-7 at 0x520
+}
+
+func ExampleDrawFootprint() {
+	r, _ := desc.ExplainSmem(0x4000004000010040, desc.SM90, desc.Context{Major: desc.MajorK, DType: "bf16", TileMN: 8, TileK: 16}).WithFootprint()
+	desc.DrawFootprint(os.Stdout, r.Footprint[:4], r.Operand, desc.DrawOptions{})
+	// Output:
+	// shared memory 0x00400-0x005bf (448 bytes)
+	// one line per 128 bytes (32 banks), one cell per 16-byte chunk, labeled core.row
+	//   offset  +0    +16   +32   +48   +64   +80   +96   +112
+	//   banks   0-3   4-7   8-11  12-15 16-19 20-23 24-27 28-31
+	//   0x00400 0.0   .     .     .     .     .     .     .
+	//   0x00480 .     0.1   .     .     .     .     .     .
+	//   0x00500 .     .     0.2   .     .     .     .     .
+	//   0x00580 .     .     .     0.3   .     .     .     .
+	//
+	// core matrices (K-major: 8 M/N rows x 16 bytes = 8 elements of K each):
+	//   core  M/N       K         address of row 0 .. row 7
+	//   0     0-3       0-7       0x00400 0x00490 0x00520 0x005b0
+}
