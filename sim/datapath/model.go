@@ -1,0 +1,344 @@
+// Package datapath models the tensor-core arithmetic of one MMA instruction
+// bit for bit: D = A·B + C for every output element, with the products,
+// alignment, truncation, normalisation and output rounding that the
+// hardware uses.
+//
+// A Model is a set of parameters, each one a hypothesis about the hardware
+// (how many fraction bits survive alignment, whether aligned terms are
+// truncated toward zero, how the accumulator joins the sum, how the result is
+// rounded, what happens to subnormals and overflow). Profiles (profiles.go)
+// pin the parameters that the H100 confirmed for each instruction variant.
+package datapath
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/tcsim/tcsim/isa/numfmt"
+)
+
+// Rounding is a rounding mode for the final normalisation.
+type Rounding uint8
+
+// The rounding modes the datapath may use when it normalises the sum.
+const (
+	RoundTowardZero Rounding = iota // truncate the magnitude
+	RoundNearestEven
+)
+
+func (r Rounding) String() string {
+	if r == RoundNearestEven {
+		return "round-to-nearest-even"
+	}
+	return "round-toward-zero"
+}
+
+// Model is the parametric datapath of one floating-point MMA variant.
+type Model struct {
+	A, B *numfmt.Format // input formats (f16, bf16, tf32, e4m3, e5m2, ...)
+	C    *numfmt.Format // accumulator format: f32 or f16 (D has the same format)
+
+	// FracBits is the number of fraction bits each term keeps after it is
+	// aligned to the largest exponent of the group (MMA-Sim's
+	// n_fractional_bits: 25 for Hopper f16/bf16/tf32, 13 for FP8).
+	FracBits int
+	// Floor truncates aligned negative terms toward minus infinity (two's
+	// complement shift) instead of toward zero (sign-magnitude).
+	Floor bool
+	// Group is the number of products summed in one fused step; 0 means all
+	// K products at once. With groups, the accumulator enters the first
+	// group and each later group adds its products to the running sum,
+	// which is first normalised to the accumulator format.
+	Group int
+	// ZeroExp is the alignment exponent given to zero inputs (and so to
+	// zero products). MMA-Sim uses -126.
+	ZeroExp int
+	// ZeroInAnchor lets zero terms take part in the search for the largest
+	// exponent (MMA-Sim's model). On the H100 they do not: a zero product
+	// such as 0 × 2^120 never becomes the anchor.
+	ZeroInAnchor bool
+	// Out is how the exact sum is normalised into the accumulator format,
+	// and OutMantBits how many mantissa bits it keeps (23 for f32; 13 when
+	// FP8 products make the result an e8m13 value held in an f32).
+	Out         Rounding
+	OutMantBits int
+	// FlushInputs flushes subnormal A/B inputs to zero; FlushOutput flushes
+	// subnormal results to zero (keeping the sign).
+	FlushInputs, FlushOutput bool
+	// Saturate makes an overflowing result the largest finite value instead
+	// of infinity.
+	Saturate bool
+	// NaN is the bit pattern of every NaN result.
+	NaN uint64
+}
+
+// term is one addend: (-1)^neg * sig * 2^(exp - frac). exp is the alignment
+// exponent: the exponent of the leading significand position.
+type term struct {
+	neg  bool
+	sig  uint64
+	exp  int
+	frac int
+	inf  bool
+	nan  bool
+}
+
+// decode turns one element into an exact term in the MMA-Sim convention:
+// normals have sig in [2^m, 2^(m+1)), subnormals sit at the minimum
+// exponent with a smaller sig, and zeros take zeroExp.
+func decode(f *numfmt.Format, raw uint64, zeroExp int, flush bool) term {
+	x := (raw >> f.Shift) & (1<<f.Bits - 1)
+	var t term
+	if f.Signed {
+		t.neg = x>>(f.Bits-1)&1 == 1
+	}
+	e := int(x >> f.MantBits & (1<<f.ExpBits - 1))
+	m := x & (1<<f.MantBits - 1)
+	emax := 1<<f.ExpBits - 1
+	switch {
+	case f.NaN == numfmt.IEEENaN && e == emax && m != 0,
+		f.NaN == numfmt.AllOnesNaN && e == emax && m == 1<<f.MantBits-1:
+		t.nan = true
+		return t
+	case f.HasInf && e == emax && m == 0:
+		t.inf = true
+		return t
+	}
+	t.frac = f.MantBits
+	if e == 0 {
+		if m == 0 || flush {
+			t.exp = zeroExp
+			return t
+		}
+		t.sig, t.exp = m, 1-f.Bias
+		return t
+	}
+	t.sig, t.exp = m|1<<f.MantBits, e-f.Bias
+	return t
+}
+
+// Result is the outcome of one dot product, with what the explanation of
+// the datapath needs.
+type Result struct {
+	Bits  uint64 // the D element
+	Trace *Trace // nil unless requested
+}
+
+// Dot computes one output element: sum_k a[k]*b[k] + c, all given as raw
+// bit patterns of their formats.
+func (m *Model) Dot(a, b []uint64, c uint64) uint64 {
+	return m.dot(a, b, c, nil)
+}
+
+// Explain is Dot with a datapath trace for teaching.
+func (m *Model) Explain(a, b []uint64, c uint64) Result {
+	tr := &Trace{Model: m}
+	return Result{Bits: m.dot(a, b, c, tr), Trace: tr}
+}
+
+func (m *Model) dot(a, b []uint64, c uint64, tr *Trace) uint64 {
+	k := len(a)
+	g := m.Group
+	if g <= 0 || g > k {
+		g = k
+	}
+	acc := c
+	for start := 0; start < k; start += g {
+		end := min(start+g, k)
+		acc = m.fused(a[start:end], b[start:end], acc, tr)
+	}
+	return acc
+}
+
+// fused sums one group of products and the accumulator in one step.
+func (m *Model) fused(a, b []uint64, c uint64, tr *Trace) uint64 {
+	ct := decode(m.C, c, m.ZeroExp, false)
+	terms := make([]term, 0, len(a)+1)
+	terms = append(terms, ct)
+	for i := range a {
+		x := decode(m.A, a[i], m.ZeroExp, m.FlushInputs)
+		y := decode(m.B, b[i], m.ZeroExp, m.FlushInputs)
+		p := term{neg: x.neg != y.neg, sig: x.sig * y.sig, exp: x.exp + y.exp, frac: x.frac + y.frac}
+		switch {
+		case x.nan || y.nan:
+			p.nan = true
+		case x.inf || y.inf:
+			if (x.inf && !y.inf && y.sig == 0) || (y.inf && !x.inf && x.sig == 0) {
+				p.nan = true
+			} else {
+				p.inf = true
+			}
+		}
+		terms = append(terms, p)
+	}
+	if tr != nil {
+		tr.Groups = append(tr.Groups, GroupTrace{Terms: terms})
+	}
+	// Special values first.
+	var posInf, negInf bool
+	for _, t := range terms {
+		if t.nan {
+			return m.noteSpecial(tr, m.NaN, "a NaN operand (or Inf×0) makes the result NaN")
+		}
+		if t.inf {
+			if t.neg {
+				negInf = true
+			} else {
+				posInf = true
+			}
+		}
+	}
+	if posInf && negInf {
+		return m.noteSpecial(tr, m.NaN, "+Inf and -Inf terms make the result NaN")
+	}
+	if posInf || negInf {
+		bits, _ := m.C.Inf(negInf)
+		return m.noteSpecial(tr, bits, "an infinite term makes the result infinite")
+	}
+	// Align every term to the largest exponent, keep FracBits fraction bits.
+	emax := math.MinInt
+	for _, t := range terms {
+		if t.sig != 0 || m.ZeroInAnchor {
+			emax = max(emax, t.exp)
+		}
+	}
+	if emax == math.MinInt { // every term is zero
+		return m.noteSpecial(tr, 0, "every term is zero: the result is +0")
+	}
+	var sum int64
+	for i, t := range terms {
+		shift := m.FracBits - t.frac + t.exp - emax
+		var v int64
+		var lost uint64
+		switch {
+		case shift >= 0:
+			v = int64(t.sig << shift)
+		case -shift >= 64:
+			v, lost = 0, t.sig
+		default:
+			v = int64(t.sig >> -shift)
+			lost = t.sig & (1<<-shift - 1)
+		}
+		if t.neg {
+			v = -v
+			if m.Floor && lost != 0 {
+				v--
+			}
+		}
+		sum += v
+		if tr != nil {
+			gt := &tr.Groups[len(tr.Groups)-1]
+			gt.Aligned = append(gt.Aligned, AlignedTerm{Index: i, Shift: shift, Value: v, LostBits: bits.Len64(lost), Lost: lost != 0})
+		}
+	}
+	if tr != nil {
+		gt := &tr.Groups[len(tr.Groups)-1]
+		gt.MaxExp, gt.Sum = emax, sum
+	}
+	// The exact result is sum * 2^(emax - FracBits).
+	out := m.normalize(sum, emax-m.FracBits, ct)
+	if tr != nil {
+		tr.Groups[len(tr.Groups)-1].Out = out
+	}
+	return out
+}
+
+func (m *Model) noteSpecial(tr *Trace, bits uint64, why string) uint64 {
+	if tr != nil {
+		gt := &tr.Groups[len(tr.Groups)-1]
+		gt.Special, gt.Out = why, bits
+	}
+	return bits
+}
+
+// normalize rounds sum*2^scale into the accumulator format.
+func (m *Model) normalize(sum int64, scale int, c term) uint64 {
+	f := m.C
+	neg := sum < 0
+	mag := uint64(sum)
+	if neg {
+		mag = uint64(-sum)
+	}
+	sign := uint64(0)
+	if neg {
+		sign = 1 << (f.Bits - 1)
+	}
+	if mag == 0 {
+		return 0 // an exact zero sum is +0 (hypothesis: see the probes)
+	}
+	mb := m.OutMantBits
+	if mb == 0 {
+		mb = f.MantBits
+	}
+	// value = mag * 2^scale; leading bit position:
+	lead := bits.Len64(mag) - 1
+	e := lead + scale // unbiased exponent of the leading bit
+	emin := 1 - f.Bias
+	// Number of bits to keep below the leading bit.
+	keep := mb
+	if e < emin {
+		if m.FlushOutput {
+			return 0
+		}
+		keep = mb - (emin - e) // subnormal: fewer bits
+	}
+	drop := lead - keep
+	var q uint64
+	if drop <= 0 {
+		q = mag << -drop
+	} else if drop >= 64 {
+		q = 0
+		if m.Out == RoundNearestEven && drop == 64 && mag > 1<<63 {
+			q = 1
+		}
+	} else {
+		q = mag >> drop
+		rem := mag & (1<<drop - 1)
+		if m.Out == RoundNearestEven {
+			half := uint64(1) << (drop - 1)
+			if rem > half || (rem == half && q&1 == 1) {
+				q++
+			}
+		}
+	}
+	// q now holds the significand with keep fraction bits (plus a possible
+	// carry); rebuild the exponent from it.
+	if e < emin {
+		// subnormal (or rounded up into the smallest normal)
+		if q >= 1<<mb { // rounded up into the smallest normal
+			return sign | 1<<f.MantBits
+		}
+		if q == 0 {
+			return 0 // underflow to zero gives +0 (H100: see the subnormal-out probes)
+		}
+		return sign | q<<(f.MantBits-mb)
+	}
+	if q >= 1<<(keep+1) { // rounding carried into a new binade
+		q >>= 1
+		e++
+	}
+	be := e + f.Bias
+	if be >= 1<<f.ExpBits-1 {
+		if m.Saturate || !f.HasInf {
+			return sign | f.MaxFinite(false)
+		}
+		inf, _ := f.Inf(neg)
+		return inf
+	}
+	mant := (q & (1<<keep - 1)) << (f.MantBits - keep)
+	return sign | uint64(be)<<f.MantBits | mant
+}
+
+// Validate reports a model that cannot be evaluated.
+func (m *Model) Validate() error {
+	switch {
+	case m.A == nil || m.B == nil || m.C == nil:
+		return fmt.Errorf("datapath model: A, B and C formats are required")
+	case !m.A.IsFloat() || !m.B.IsFloat() || !m.C.IsFloat():
+		return fmt.Errorf("datapath model: %s×%s+%s is not a floating-point MMA", m.A, m.B, m.C)
+	case m.FracBits < 0 || m.FracBits > 40:
+		return fmt.Errorf("datapath model: FracBits %d must be in [0, 40]", m.FracBits)
+	}
+	return nil
+}

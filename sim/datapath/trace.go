@@ -1,0 +1,81 @@
+package datapath
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Trace records how one output element was computed, for `tcsim mma --explain`.
+type Trace struct {
+	Model  *Model
+	Groups []GroupTrace
+}
+
+// GroupTrace is one fused step: the accumulator and a group of products.
+type GroupTrace struct {
+	Terms   []term        // index 0 is the accumulator, then the products
+	Aligned []AlignedTerm // the same terms after alignment
+	MaxExp  int           // the anchor: the largest alignment exponent
+	Sum     int64         // the exact sum of the aligned terms, in units of 2^(MaxExp-FracBits)
+	Special string        // set when NaN or Inf decided the result
+	Out     uint64        // the normalised result of the step
+}
+
+// AlignedTerm is one term after alignment to MaxExp.
+type AlignedTerm struct {
+	Index    int   // 0 for the accumulator, k+1 for product k
+	Shift    int   // left shift applied to the significand (negative: right)
+	Value    int64 // the aligned, truncated value in units of 2^(MaxExp-FracBits)
+	LostBits int   // how many significant bits the right shift dropped
+	Lost     bool  // whether any dropped bit was nonzero
+}
+
+// String renders the trace as a readable explanation.
+func (t *Trace) String() string {
+	var b strings.Builder
+	m := t.Model
+	fmt.Fprintf(&b, "datapath: %s×%s products, %s accumulator; terms aligned to the largest exponent keep %d fraction bits (%s), result normalised with %s\n",
+		m.A, m.B, m.C, m.FracBits, map[bool]string{false: "truncated toward zero", true: "truncated toward -inf"}[m.Floor], m.Out)
+	for gi, g := range t.Groups {
+		if len(t.Groups) > 1 {
+			fmt.Fprintf(&b, "step %d:\n", gi+1)
+		}
+		for i, x := range g.Terms {
+			name := "c"
+			if i > 0 {
+				name = fmt.Sprintf("p%d", i-1)
+			}
+			switch {
+			case x.nan:
+				fmt.Fprintf(&b, "  %-4s NaN\n", name)
+				continue
+			case x.inf:
+				fmt.Fprintf(&b, "  %-4s %sInf\n", name, signStr(x.neg))
+				continue
+			}
+			fmt.Fprintf(&b, "  %-4s %s%#x × 2^%d  (exponent %d)", name, signStr(x.neg), x.sig, x.exp-x.frac, x.exp)
+			if i < len(g.Aligned) {
+				a := g.Aligned[i]
+				fmt.Fprintf(&b, "  → aligned %d", a.Value)
+				if a.Lost {
+					fmt.Fprintf(&b, "  (truncated: %d low bits dropped)", a.LostBits)
+				}
+			}
+			b.WriteByte('\n')
+		}
+		if g.Special != "" {
+			fmt.Fprintf(&b, "  %s: result %#x\n", g.Special, g.Out)
+			continue
+		}
+		fmt.Fprintf(&b, "  anchor exponent %d; exact sum %d × 2^%d\n", g.MaxExp, g.Sum, g.MaxExp-m.FracBits)
+		fmt.Fprintf(&b, "  normalised (%s) to %s: %#x\n", m.Out, m.C, g.Out)
+	}
+	return b.String()
+}
+
+func signStr(neg bool) string {
+	if neg {
+		return "-"
+	}
+	return "+"
+}
