@@ -165,8 +165,9 @@ func idx2crd(idx int, shape, stride IntTuple) IntTuple {
 // Table returns L(i) for every i in [0, Size).
 func (l Layout) Table() []int {
 	out := make([]int, l.Size())
+	ev := l.Evaluator()
 	for i := range out {
-		out[i] = l.Eval(i)
+		out[i] = ev.Eval(i)
 	}
 	return out
 }

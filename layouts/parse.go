@@ -173,7 +173,11 @@ func (s *Scanner) Layout(allowShapeOnly bool) (Layout, error) {
 				if acc > 1<<40 {
 					return Layout{}, s.Errorf(start, "the compact strides of shape %v exceed 2^40", shape)
 				}
-				acc *= max(v, 1)
+				if v > 1 && acc > (1<<40)/v {
+					acc = 1<<40 + 1 // saturate: the next stride is too large
+				} else {
+					acc *= max(v, 1)
+				}
 			}
 			return ColMajor(shape), nil
 		}

@@ -370,3 +370,16 @@ func TestCuTeWeakDivisibility(t *testing.T) {
 		t.Fatalf("expected CuTe's result to differ from A(B(6))")
 	}
 }
+
+func TestEvaluatorMatchesEval(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 16))
+	for k := 0; k < propertyCases; k++ {
+		l := randLayout(r, 6, 1024)
+		ev := l.Evaluator()
+		for i := -3; i < 2*l.Size()+3; i++ {
+			if ev.Eval(i) != l.Eval(i) {
+				t.Fatalf("%v: Evaluator.Eval(%d) = %d, Eval = %d", l, i, ev.Eval(i), l.Eval(i))
+			}
+		}
+	}
+}

@@ -58,11 +58,35 @@ type Owner struct {
 // hold it, in (thread, value) order. A cell may have no owner (a layout
 // that does not cover its tile) or several (a broadcast).
 func (tv TV) Owners() [][]Owner {
+	// Two passes over the (thread, value) pairs: count the owners of each
+	// cell, then slice one backing array, so the result costs two
+	// allocations instead of one per cell.
 	cells := make([][]Owner, tv.Rows*tv.Cols)
-	for t := 0; t < tv.Threads(); t++ {
-		for v := 0; v < tv.Values(); v++ {
-			i := tv.Index(t, v)
-			cells[i] = append(cells[i], Owner{t, v})
+	te := tv.Layout.Mode(0).Evaluator()
+	ve := tv.Layout.Mode(1).Evaluator()
+	nt, nv := tv.Threads(), tv.Values()
+	vals := make([]int, nv)
+	for v := range vals {
+		vals[v] = ve.Eval(v)
+	}
+	count := make([]int, len(cells))
+	for t := 0; t < nt; t++ {
+		base := te.Eval(t)
+		for _, o := range vals {
+			count[base+o]++
+		}
+	}
+	backing := make([]Owner, 0, nt*nv)
+	for i, n := range count {
+		if n > 0 {
+			cells[i] = backing[len(backing) : len(backing) : len(backing)+n]
+			backing = backing[:len(backing)+n]
+		}
+	}
+	for t := 0; t < nt; t++ {
+		base := te.Eval(t)
+		for v, o := range vals {
+			cells[base+o] = append(cells[base+o], Owner{t, v})
 		}
 	}
 	return cells
