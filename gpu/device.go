@@ -87,6 +87,7 @@ type Device struct {
 	ctx    uintptr
 	mu     sync.Mutex
 	closed bool
+	broken error // the sticky error that made the context unusable
 }
 
 // Open loads the driver (LibraryName, or $TCSIM_LIBCUDA) and opens GPU
@@ -96,10 +97,18 @@ func Open(ordinal int) (*Device, error) {
 }
 
 // OpenLibrary is Open with an explicit driver library name or path.
+//
+// Unless CUDA_CACHE_DISABLE is already set, it sets it to 1 before the
+// driver initializes: the driver's JIT cache (~/.nv/ComputeCache) would
+// otherwise skip ptxas for a PTX module it has seen before, and with it
+// the info log that carries ptxas's advisories.
 func OpenLibrary(lib string, ordinal int) (*Device, error) {
 	drv, err := loadDriver(lib)
 	if err != nil {
 		return nil, err
+	}
+	if _, set := os.LookupEnv("CUDA_CACHE_DISABLE"); !set {
+		os.Setenv("CUDA_CACHE_DISABLE", "1")
 	}
 	if err := drv.check(drv.cuInit(0), "cuInit"); err != nil {
 		var ce *Error
@@ -253,12 +262,28 @@ func (d *Device) call(fn func(drv *driver) error) error {
 	if d.closed {
 		return errors.New("gpu: device is closed")
 	}
+	if d.broken != nil {
+		return fmt.Errorf("the GPU context is unusable after an earlier fault (%v); CUDA needs a new process", d.broken)
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := d.drv.check(d.drv.cuCtxSetCurrent(d.ctx), "cuCtxSetCurrent"); err != nil {
 		return err
 	}
-	return fn(d.drv)
+	err := fn(d.drv)
+	var ce *Error
+	if errors.As(err, &ce) && ce.Sticky() {
+		d.broken = err
+	}
+	return err
+}
+
+// Broken returns the sticky error after which the device cannot be used
+// in this process, or nil.
+func (d *Device) Broken() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.broken
 }
 
 // Synchronize waits for all work on the device and returns the first
@@ -267,20 +292,6 @@ func (d *Device) Synchronize() error {
 	return d.call(func(drv *driver) error {
 		return drv.check(drv.cuCtxSynchronize(), "cuCtxSynchronize")
 	})
-}
-
-// Reset destroys and re-creates the primary context: the way back after a
-// sticky error (an illegal address in a kernel, say). All modules, buffers
-// and events of the device become invalid.
-func (d *Device) Reset() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	drv := d.drv
-	drv.cuDevicePrimaryCtxRelease(d.dev)
-	if err := drv.check(drv.cuDevicePrimaryCtxReset(d.dev), "cuDevicePrimaryCtxReset"); err != nil {
-		return err
-	}
-	return drv.check(drv.cuDevicePrimaryCtxRetain(&d.ctx, d.dev), "cuDevicePrimaryCtxRetain")
 }
 
 // Close releases the primary context.

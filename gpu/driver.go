@@ -63,7 +63,6 @@ type driver struct {
 	cuDeviceTotalMem          func(bytes *uint64, dev int32) cuResult
 	cuDevicePrimaryCtxRetain  func(ctx *uintptr, dev int32) cuResult
 	cuDevicePrimaryCtxRelease func(dev int32) cuResult
-	cuDevicePrimaryCtxReset   func(dev int32) cuResult
 	cuCtxSetCurrent           func(ctx uintptr) cuResult
 	cuCtxSynchronize          func() cuResult
 	cuModuleLoadDataEx        func(mod *uintptr, image *byte, n uint32, opts *int32, vals *uintptr) cuResult
@@ -102,10 +101,12 @@ type symbol struct {
 // symbols lists every entry point tcsim uses.
 //
 // The CUDA headers map API names to versioned ABI symbols by macro (e.g.
-// cuMemAlloc → cuMemAlloc_v2; in CUDA 13, cuCtxCreate → cuCtxCreate_v4),
-// and libcuda keeps exporting every older version for old binaries. tcsim
-// binds the exact exported symbol of the ABI it was written against, so a
-// newer driver can never change a signature under it. A symbol that dlsym
+// cuMemAlloc → cuMemAlloc_v2; in CUDA 13, cuCtxCreate → cuCtxCreate_v4 and
+// cuEventElapsedTime → cuEventElapsedTime_v2), and libcuda keeps exporting
+// every older version for old binaries. tcsim binds the exact exported
+// symbol of the ABI it was written against, so a newer driver can never
+// change a signature under it; where the newest header names a newer
+// symbol with the same signature it is tried first. A symbol that dlsym
 // does not find is looked up through cuGetProcAddress with the base name
 // and the ABI version. tcsim uses the device's primary context
 // (cuDevicePrimaryCtxRetain + cuCtxSetCurrent), so cuCtxCreate, whose
@@ -123,7 +124,6 @@ func (d *driver) symbols() []symbol {
 		{fn: &d.cuDeviceTotalMem, names: []string{"cuDeviceTotalMem_v2"}, base: "cuDeviceTotalMem", since: 3020},
 		{fn: &d.cuDevicePrimaryCtxRetain, names: []string{"cuDevicePrimaryCtxRetain"}, since: 7000},
 		{fn: &d.cuDevicePrimaryCtxRelease, names: []string{"cuDevicePrimaryCtxRelease_v2"}, base: "cuDevicePrimaryCtxRelease", since: 11000},
-		{fn: &d.cuDevicePrimaryCtxReset, names: []string{"cuDevicePrimaryCtxReset_v2"}, base: "cuDevicePrimaryCtxReset", since: 11000},
 		{fn: &d.cuCtxSetCurrent, names: []string{"cuCtxSetCurrent"}, since: 4000},
 		{fn: &d.cuCtxSynchronize, names: []string{"cuCtxSynchronize"}, since: 2000},
 		{fn: &d.cuModuleLoadDataEx, names: []string{"cuModuleLoadDataEx"}, since: 2010},
@@ -143,7 +143,7 @@ func (d *driver) symbols() []symbol {
 		{fn: &d.cuEventCreate, names: []string{"cuEventCreate"}, since: 2000},
 		{fn: &d.cuEventRecord, names: []string{"cuEventRecord"}, since: 2000},
 		{fn: &d.cuEventSynchronize, names: []string{"cuEventSynchronize"}, since: 2000},
-		{fn: &d.cuEventElapsedTime, names: []string{"cuEventElapsedTime"}, since: 2000},
+		{fn: &d.cuEventElapsedTime, names: []string{"cuEventElapsedTime_v2", "cuEventElapsedTime"}, base: "cuEventElapsedTime", since: 2000},
 		{fn: &d.cuEventDestroy, names: []string{"cuEventDestroy_v2"}, base: "cuEventDestroy", since: 4000},
 	}
 }
@@ -265,8 +265,11 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Sticky reports whether the error leaves the context unusable (an
-// exception in a kernel); Device.Reset recovers from it.
+// Sticky reports whether the error leaves the context unusable: an
+// exception in a kernel (illegal address, illegal instruction, misaligned
+// address, …). CUDA then fails every later call of the process with the
+// same error; only a new process can use the GPU again. Run work that may
+// fault in a child process.
 func (e *Error) Sticky() bool {
 	switch e.Code {
 	case 700, 702, 714, 715, 716, 717, 718, 719, 720:

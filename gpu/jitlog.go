@@ -19,15 +19,22 @@ type JITMessage struct {
 var (
 	ptxasLine = regexp.MustCompile(`^ptxas\s*(?:application ptx input|[^,;:]*\.ptx)?,?\s*(?:line\s+(\d+);)?\s*(error|fatal|warning|info)\s*:\s?(.*)$`)
 	adviceTag = regexp.MustCompile(`\((C\d{4})\)`)
+	// aroundLine finds the PTX line an advisory names ("is injected in
+	// around line 98 by compiler").
+	aroundLine = regexp.MustCompile(`\bline (\d+)\b`)
+	// ptxasCont is a continuation line such as
+	// "ptxas         .     0 bytes stack frame, ...".
+	ptxasCont = regexp.MustCompile(`^ptxas\s+\.?\s*`)
 )
 
 // ParseJITLog splits a JIT log into messages. ptxas writes
 //
 //	ptxas application ptx input, line 12; error   : Unknown symbol 'x'
-//	ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async ...
+//	ptxas info    : (C7517) warpgroup.wait is injected in around line 98 ...
+//	ptxas         .     0 bytes stack frame, 0 bytes spill stores, ...
 //
-// and lines without the ptxas prefix (function properties, say) are kept
-// as they are.
+// An advisory that names a line ("around line 98") gets that Line. Other
+// lines are kept as they are.
 func ParseJITLog(log string) []JITMessage {
 	var out []JITMessage
 	for _, raw := range strings.Split(strings.TrimRight(log, "\n\x00"), "\n") {
@@ -41,9 +48,14 @@ func ParseJITLog(log string) []JITMessage {
 				m.Line, _ = strconv.Atoi(g[1])
 			}
 			m.Severity, m.Text = g[2], strings.TrimSpace(g[3])
+		} else if loc := ptxasCont.FindStringIndex(raw); loc != nil {
+			m.Text = strings.TrimSpace(raw[loc[1]:])
 		}
 		if c := adviceTag.FindStringSubmatch(m.Text); c != nil {
 			m.Code = c[1]
+			if l := aroundLine.FindStringSubmatch(m.Text); l != nil && m.Line == 0 {
+				m.Line, _ = strconv.Atoi(l[1])
+			}
 		}
 		out = append(out, m)
 	}
@@ -55,9 +67,15 @@ func ParseJITLog(log string) []JITMessage {
 // editors and terminals can jump to it. name is the PTX file's name and src
 // its contents (the line numbers are the JIT's, counted in src).
 func FormatJITLog(name string, src []byte, log string) string {
+	return FormatJITMessages(name, src, ParseJITLog(log))
+}
+
+// FormatJITMessages is FormatJITLog for messages already parsed (and
+// perhaps filtered, e.g. to Notable ones).
+func FormatJITMessages(name string, src []byte, msgs []JITMessage) string {
 	lines := strings.Split(string(src), "\n")
 	var b strings.Builder
-	for _, m := range ParseJITLog(log) {
+	for _, m := range msgs {
 		switch {
 		case m.Line > 0:
 			fmt.Fprintf(&b, "%s:%d: %s: %s\n", name, m.Line, m.Severity, m.Text)
@@ -71,6 +89,12 @@ func FormatJITLog(name string, src []byte, log string) string {
 		}
 	}
 	return b.String()
+}
+
+// Notable reports whether a message deserves attention on every run: an
+// error, a warning, or an advisory with a code.
+func (m JITMessage) Notable() bool {
+	return m.Code != "" || m.Severity == "warning" || m.Severity == "error" || m.Severity == "fatal"
 }
 
 // Advisories returns the ptxas messages that carry an advisory code

@@ -112,8 +112,8 @@ type FuncAttrs struct {
 	Local              int // bytes of local memory per thread (spills, stack)
 	Const              int // bytes of user constant memory
 	MaxThreadsPerBlock int
-	PTXVersion         int // e.g. 80 for PTX ISA 8.0
-	BinaryVersion      int // e.g. 90 for sm_90
+	PTXVersion         int // the virtual architecture of the PTX, e.g. 90 for .target sm_90a
+	BinaryVersion      int // the architecture of the machine code, e.g. 90 for sm_90
 }
 
 // Map returns the attributes by name, for provenance records.

@@ -163,8 +163,8 @@ func TestSymbolTableNames(t *testing.T) {
 	want := map[string]string{
 		"cuMemAlloc": "cuMemAlloc_v2", "cuMemFree": "cuMemFree_v2", "cuMemcpyHtoD": "cuMemcpyHtoD_v2",
 		"cuMemcpyDtoH": "cuMemcpyDtoH_v2", "cuMemsetD8": "cuMemsetD8_v2", "cuDeviceTotalMem": "cuDeviceTotalMem_v2",
-		"cuDevicePrimaryCtxRelease": "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxReset": "cuDevicePrimaryCtxReset_v2",
-		"cuEventDestroy": "cuEventDestroy_v2",
+		"cuDevicePrimaryCtxRelease": "cuDevicePrimaryCtxRelease_v2", "cuEventDestroy": "cuEventDestroy_v2",
+		"cuEventElapsedTime": "cuEventElapsedTime_v2",
 	}
 	for _, s := range (&driver{}).symbols() {
 		if v, ok := want[s.baseName()]; ok {

@@ -56,7 +56,10 @@ The launch is checked against the kernel's .param list before the GPU is
 touched (count, sizes, tensor-map alignment); --dry-run stops there and prints
 the parameter layout, so it works without a GPU. The JIT's info log (ptxas -v
 output, and advisories such as C7515 "wgmma serialized" or C7517 "wait
-injected") goes to stderr with PTX line numbers as FILE:LINE; -q hides it.
+injected") goes to stderr with PTX line numbers as FILE:LINE: its warnings
+and coded advisories always, all of it with -v; -q hides it. (tcsim sets
+CUDA_CACHE_DISABLE=1 unless it is set, so that the JIT runs ptxas, and
+reports, every time.)
 JIT errors show the failing PTX lines; a fault in the kernel reports the CUDA
 error name and the kernel.
 
@@ -70,6 +73,7 @@ Example:
 			o.launch.Register(fs)
 			fs.IntVar(&o.device, "device", 0, "GPU `ordinal`")
 			fs.BoolVar(&o.quiet, "q", false, "do not print the JIT's info log")
+			fs.BoolVar(&o.verbose, "v", false, "print the JIT's whole info log (ptxas -v), not only its warnings and advisories")
 			fs.BoolVar(&o.dryRun, "dry-run", false, "check the launch against the PTX and print the parameter layout; do not run")
 			fs.IntVar(&o.limit, "limit", 1024, "print at most `N` elements of each printed output")
 			return o
@@ -84,11 +88,12 @@ type gpuInfoOpts struct {
 }
 
 type gpuRunOpts struct {
-	launch fixtures.LaunchFlags
-	device int
-	quiet  bool
-	dryRun bool
-	limit  int
+	launch  fixtures.LaunchFlags
+	device  int
+	quiet   bool
+	verbose bool
+	dryRun  bool
+	limit   int
 }
 
 // openGPU opens a device, honoring TCSIM_LIBCUDA from the command's
@@ -253,7 +258,7 @@ func runGPURun(e *env, opts any, args []string) error {
 	defer d.Close()
 	res, runErr := d.Run(path, ptx, l, gpu.RunOptions{})
 	if res != nil && !o.quiet {
-		printJITLog(e.stderr, path, ptx, res.JITLog)
+		printJITLog(e.stderr, path, ptx, res.JITLog, o.verbose)
 	}
 	if runErr != nil {
 		return runErr
@@ -261,12 +266,20 @@ func runGPURun(e *env, opts any, args []string) error {
 	return printRun(e, d, l, res, o.limit)
 }
 
-// printJITLog writes the JIT's info log with PTX lines mapped to file:line.
-func printJITLog(w io.Writer, name string, ptx []byte, log string) {
-	if strings.TrimSpace(log) == "" {
-		return
+// printJITLog writes the JIT's info log with PTX lines mapped to
+// file:line: all of it, or its notable messages.
+func printJITLog(w io.Writer, name string, ptx []byte, log string, all bool) {
+	msgs := gpu.ParseJITLog(log)
+	if !all {
+		var keep []gpu.JITMessage
+		for _, m := range msgs {
+			if m.Notable() {
+				keep = append(keep, m)
+			}
+		}
+		msgs = keep
 	}
-	fmt.Fprint(w, gpu.FormatJITLog(name, ptx, log))
+	fmt.Fprint(w, gpu.FormatJITMessages(name, ptx, msgs))
 }
 
 func printRun(e *env, d *gpu.Device, l *fixtures.Launch, res *gpu.Result, limit int) error {

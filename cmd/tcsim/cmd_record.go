@@ -76,7 +76,7 @@ func runRecord(e *env, opts any, args []string) error {
 	defer d.Close()
 	res, err := d.Run(path, ptx, l, gpu.RunOptions{})
 	if res != nil && !o.quiet {
-		printJITLog(e.stderr, path, ptx, res.JITLog)
+		printJITLog(e.stderr, path, ptx, res.JITLog, false)
 	}
 	if err != nil {
 		return err
