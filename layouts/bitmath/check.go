@@ -235,7 +235,7 @@ func hints(m Map, prog *Program, fill func([]int64)) []string {
 					more++
 					return
 				}
-				out = append(out, fmt.Sprintf("%s (%s): the layout gives %s, your formula %s",
+				out = append(out, fmt.Sprintf("%s, at %s: the layout gives %s, your formula %s",
 					label, fmtTuple(m.In, in), fmtValues(m.Out, want), fmtValues64(m.Out, got)))
 				return
 			}

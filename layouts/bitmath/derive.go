@@ -333,15 +333,34 @@ func bitWord(p uint64) string {
 	return "bits " + bitList(p)
 }
 
+// tmemBits names TMEM address bits as lane and column bits.
+func tmemBits(q uint64) string {
+	lane, col := q>>TMEMLaneShift, q&(1<<TMEMLaneShift-1)
+	var parts []string
+	if lane != 0 {
+		parts = append(parts, "TMEM lane "+bitWord(lane))
+	}
+	if col != 0 {
+		parts = append(parts, "TMEM column "+bitWord(col))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // termNote explains a term: which bits move where, and the same thing in
 // ordinary arithmetic.
 func termNote(x string, w int, p uint64, d int, out string) string {
 	s := fmt.Sprintf("%s %s -> %s %s", x, bitWord(p), out, bitWord(shiftMask(p, d)))
+	if out == "taddr" {
+		s += " (" + tmemBits(shiftMask(p, d)) + ")"
+	}
 	a, k, ok := run(p)
 	if !ok {
 		return s
 	}
 	b := a + d
+	if a > 12 || b > 12 { // the arithmetic reading stops helping for huge factors
+		return s
+	}
 	if k == 1 {
 		return s + fmt.Sprintf(" (+%d when %s bit %d is set)", int64(1)<<b, x, a)
 	}
@@ -554,6 +573,7 @@ func forwardCandidates(m Map, mat Matrix, fac *factoring) []*Program {
 	for _, f := range m.Out {
 		why[f.Name] = fmt.Sprintf("the %s of %s", f.Name, fieldNames(m.In))
 	}
+	why["taddr"] = fmt.Sprintf("the TMEM address (lane << 16 | column) of %s", fieldNames(m.In))
 	if isTV {
 		why["row"], why["col"] = "the row of value v of this thread", "the column of value v of this thread"
 	}
@@ -689,15 +709,56 @@ func inverseNotes(m Map, mat Matrix, inv Inverse) []string {
 			fieldNames(m.Out), owners, labelList(mat, inv.Free), strings.Join(ks, ", ")))
 	}
 	if len(inv.Constraints) > 0 {
-		var cs []string
-		for _, c := range inv.Constraints {
-			par := bits.OnesCount64(c&mat.Const) & 1
-			cs = append(cs, fmt.Sprintf("%s = %d", mat.outSet(c), par))
-		}
-		notes = append(notes, fmt.Sprintf("not onto: only outputs with %s are reached; for the others the inverse's result is meaningless",
-			strings.Join(cs, " and ")))
+		notes = append(notes, fmt.Sprintf("not onto: the map reaches only outputs where %s; for the others the inverse's result is meaningless",
+			mat.constraintText(inv.Constraints)))
 	}
 	return notes
+}
+
+// constraintText describes the image's constraints: single output bits
+// that are fixed, grouped into ranges ("C6-C15 and L4 are 0"), then the
+// conditions that tie several bits together ("r3 ^ c1 = 0").
+func (m Matrix) constraintText(cs []uint64) string {
+	var fixed [2]uint64
+	var parts []string
+	for _, c := range cs {
+		par := bits.OnesCount64(c&m.Const) & 1
+		if bits.OnesCount64(c) == 1 {
+			fixed[par] |= c
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s = %d", m.outSet(c), par))
+	}
+	for v := 1; v >= 0; v-- {
+		if fixed[v] != 0 {
+			verb := "is"
+			if bits.OnesCount64(fixed[v]) > 1 {
+				verb = "are"
+			}
+			parts = append([]string{fmt.Sprintf("%s %s %d", m.outRanges(fixed[v]), verb, v)}, parts...)
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
+// outRanges prints a set of output bits as label ranges, "r3, C6-C15, L4".
+func (m Matrix) outRanges(y uint64) string {
+	prefix := func(l string) string { return strings.TrimRight(l, "0123456789") }
+	var parts []string
+	for y != 0 {
+		o := bits.TrailingZeros64(y)
+		e := o
+		for y>>(e+1)&1 == 1 && prefix(m.OutLabel(e+1)) == prefix(m.OutLabel(o)) {
+			e++
+		}
+		if e == o {
+			parts = append(parts, m.OutLabel(o))
+		} else {
+			parts = append(parts, m.OutLabel(o)+"-"+m.OutLabel(e))
+		}
+		y &^= (uint64(1)<<(e-o+1) - 1) << o
+	}
+	return strings.Join(parts, ", ")
 }
 
 func labelList(mat Matrix, x uint64) string {

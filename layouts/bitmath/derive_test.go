@@ -108,7 +108,7 @@ func TestInverseNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Inverse.Notes) != 1 || !strings.Contains(d.Inverse.Notes[0], "o0 = 0") {
+	if len(d.Inverse.Notes) != 1 || !strings.Contains(d.Inverse.Notes[0], "where o0 is 0") {
 		t.Errorf("gap notes: %q", d.Inverse.Notes)
 	}
 	d, err = Derive(accMap(t, 24))

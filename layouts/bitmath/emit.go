@@ -220,6 +220,9 @@ func (g *ptxGen) value(e *Expr, dst, comment string) string {
 		x = t
 	}
 	y := g.value(ye, "", "")
+	if (e.Op == OpShl || e.Op == OpShr) && ye.Op == OpConst {
+		y = strconv.FormatInt(ye.Val, 10)
+	}
 	if dst == "" {
 		dst = g.temp()
 		comment = dst[1:] + " = " + e.String()

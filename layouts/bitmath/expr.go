@@ -213,7 +213,9 @@ func (e *Expr) write(b *strings.Builder, parent Op) {
 	b.WriteString(" " + e.Op.String() + " ")
 	// The right operand of a chain is parenthesised unless it is a leaf, so
 	// "a - (b - c)" keeps its meaning.
-	if e.Y.Op.binary() || e.Y.Op == OpNeg || e.Y.Op == OpNot {
+	if (e.Op == OpShl || e.Op == OpShr) && e.Y.Op == OpConst {
+		b.WriteString(strconv.FormatInt(e.Y.Val, 10)) // shift counts read best in decimal
+	} else if e.Y.Op.binary() || e.Y.Op == OpNeg || e.Y.Op == OpNot {
 		if e.Y.Op == e.Op && associative(e.Op) {
 			e.Y.write(b, e.Op)
 		} else {

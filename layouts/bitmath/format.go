@@ -2,7 +2,6 @@ package bitmath
 
 import (
 	"fmt"
-	"math/bits"
 	"strings"
 )
 
@@ -95,12 +94,8 @@ func (d *Derivation) Summary() []string {
 	if len(inv.Constraints) == 0 {
 		out = append(out, "image: every output bit pattern (onto)")
 	} else {
-		var cs []string
-		for _, c := range inv.Constraints {
-			cs = append(cs, fmt.Sprintf("%s = %d", m.outSet(c), bits.OnesCount64(c&m.Const)&1))
-		}
-		out = append(out, fmt.Sprintf("image: %d of %d output bit patterns, those with %s",
-			1<<rank, uint64(1)<<m.NOut(), strings.Join(cs, " and ")))
+		out = append(out, fmt.Sprintf("image: %d of %d output bit patterns, those where %s",
+			1<<rank, uint64(1)<<m.NOut(), m.constraintText(inv.Constraints)))
 	}
 	return out
 }
