@@ -54,3 +54,35 @@ func TestReplayDiscovery(t *testing.T) {
 		})
 	}
 }
+
+// MatMul must agree with Dot on every recorded batch.
+func TestMatMulAgreesWithDot(t *testing.T) {
+	for _, v := range ProbeVariants()[:10] {
+		b := DiscoveryBatch(v, 8)
+		m := Hopper(v.A, v.B, v.C)
+		for p := 0; p < b.T; p++ {
+			a := make([]uint64, 64*v.K)
+			bb := make([]uint64, 8*v.K)
+			c := make([]uint64, 64*8)
+			for i := 0; i < 64; i++ {
+				ai, _ := b.Operands(p, i, 0)
+				copy(a[i*v.K:], ai)
+				for j := 0; j < 8; j++ {
+					c[i*8+j] = b.CElem(b.C, p, i, j)
+				}
+			}
+			for j := 0; j < 8; j++ {
+				_, bj := b.Operands(p, 0, j)
+				copy(bb[j*v.K:], bj)
+			}
+			d := m.MatMul(64, 8, v.K, a, bb, c)
+			for i := 0; i < 64; i++ {
+				for j := 0; j < 8; j++ {
+					if want := m.Dot(a[i*v.K:(i+1)*v.K], bb[j*v.K:(j+1)*v.K], c[i*8+j]); d[i*8+j] != want {
+						t.Fatalf("%s problem %d (%d,%d): MatMul %#x, Dot %#x", v.Name, p, i, j, d[i*8+j], want)
+					}
+				}
+			}
+		}
+	}
+}
