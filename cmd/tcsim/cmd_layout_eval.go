@@ -32,6 +32,11 @@ Examples:
   tcsim layout eval 'right_inverse(((4,8,4),(2,2,32)):((128,1,16),(64,8,512)))'
   tcsim layout eval 'tile_to_shape(Sw<3,4,3> o 0 o (8,64):(64,1), (64,256))'
 
+CuTe checks the stride divisibility condition only weakly (stride %
+extent == 0 or stride < extent) and so accepts some compositions whose
+result is not A(B(i)); for those, a note on stderr shows the first index
+where they differ.
+
 Malformed input is reported with a caret under its column (exit 2); an
 expression CuTe rejects exits 1.
 
@@ -46,7 +51,7 @@ func runLayoutEval(e *env, _ any, args []string) error {
 		return usagef("missing EXPRESSION (see 'tcsim layout eval --help')")
 	}
 	src := strings.Join(args, " ")
-	v, err := expr.Eval(src)
+	v, notes, err := expr.EvalNotes(src)
 	if err != nil {
 		var xe *expr.Error
 		if errors.As(err, &xe) {
@@ -59,5 +64,8 @@ func runLayoutEval(e *env, _ any, args []string) error {
 		return err
 	}
 	fmt.Fprintln(e.stdout, v)
+	for _, n := range notes {
+		fmt.Fprintln(e.stderr, n)
+	}
 	return nil
 }

@@ -11,15 +11,46 @@ import (
 
 // Eval parses and evaluates src.
 func Eval(src string) (Value, error) {
-	n, err := parse(src)
-	if err != nil {
-		return Value{}, err
-	}
-	e := &evaluator{src: src}
-	return e.eval(n)
+	v, _, err := EvalNotes(src)
+	return v, err
 }
 
-type evaluator struct{ src string }
+// EvalNotes is Eval that also returns notes about results CuTe accepts but
+// that may surprise: a composition CuTe lets through its weak divisibility
+// check although the result is not the functional composition A(B(i)).
+func EvalNotes(src string) (Value, []string, error) {
+	n, err := parse(src)
+	if err != nil {
+		return Value{}, nil, err
+	}
+	e := &evaluator{src: src}
+	v, err := e.eval(n)
+	return v, e.notes, err
+}
+
+type evaluator struct {
+	src   string
+	notes []string
+}
+
+// checkLimit bounds the functional check of a composition.
+const checkLimit = 1 << 16
+
+// checkComposition notes where r differs from a(b(i)).
+func (e *evaluator) checkComposition(pos int, a, b, r layouts.Layout) {
+	n := b.Size()
+	if n > checkLimit || r.Size() != n {
+		return
+	}
+	ea, eb, er := a.Evaluator(), b.Evaluator(), r.Evaluator()
+	for i := 0; i < n; i++ {
+		if got, want := er.Eval(i), ea.Eval(eb.Eval(i)); got != want {
+			e.notes = append(e.notes, fmt.Sprintf("col %d: note: CuTe accepts this composition (it checks stride divisibility only weakly), "+
+				"but the result is not A(B(i)): at i=%d it gives %d, A(B(%d)) = %d", pos+1, i, got, i, want))
+			return
+		}
+	}
+}
 
 func (e *evaluator) errAt(pos int, err error) *Error {
 	var ee *Error

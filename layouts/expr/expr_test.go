@@ -150,3 +150,13 @@ func FuzzEval(f *testing.F) {
 		_ = v.String()
 	})
 }
+
+func TestEvalNotes(t *testing.T) {
+	v, notes, err := EvalNotes("composition((6,6):(6,1), (5,4):(1,5))")
+	if err != nil || v.String() != "(5,(2,2)):(6,(30,1))" || len(notes) != 1 || !strings.Contains(notes[0], "at i=6 it gives 36, A(B(6)) = 1") {
+		t.Errorf("got %v %q %v", v, notes, err)
+	}
+	if _, notes, _ := EvalNotes("composition((6,2):(8,2), (4,3):(3,1))"); len(notes) != 0 {
+		t.Errorf("unexpected notes %q", notes)
+	}
+}

@@ -165,6 +165,9 @@ func composeValues(e *evaluator, an *node, a Value, bn *node, b Value) (Value, e
 		return layoutVal(r), err
 	case b.Kind == KindLayout:
 		r, err := layouts.ComposeAny(a.Layout, b.Layout)
+		if err == nil && !a.Layout.Composed && !b.Layout.Composed {
+			e.checkComposition(an.pos, a.Layout.L, b.Layout.L, r.L)
+		}
 		return layoutVal(r), err
 	}
 	t, err := e.tiler(bn, b)
