@@ -280,3 +280,75 @@ func containsString(xs []string, s string) bool {
 	}
 	return false
 }
+
+// EmitPTXKernel wraps p's PTX block in a complete kernel, ".visible .entry
+// entry(.param .u64 out)", that evaluates p for every input tuple: thread i
+// (over the whole grid, 1-D) takes the i-th tuple in row-major order (the
+// last input varies fastest) and stores the outputs to out[i*K .. i*K+K-1],
+// K = len(p.Outputs), as .u32 (or .u64 when p needs 64 bits). Threads past
+// the last tuple do nothing. Launch it with at least Tuples(p) threads; the
+// buffer needs Tuples(p)*K*4 (or *8) bytes. It targets sm_80, so any GPU
+// from Ampere on runs it.
+func EmitPTXKernel(p *Program, entry string) (string, error) {
+	n := Tuples(p)
+	if n <= 0 || n > 1<<30 {
+		return "", fmt.Errorf("%s: %d input tuples; a kernel handles 1..2^30", p.Name, n)
+	}
+	block, err := Emit(p, PTX)
+	if err != nil {
+		return "", err
+	}
+	w, esz := 32, 4
+	if p.wide() {
+		w, esz = 64, 8
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "// %s\n// Thread i evaluates input tuple i (row-major, the last input fastest) and\n", p.Desc)
+	fmt.Fprintf(&b, "// stores its %d output(s) at out + %d*i as .u%d. Tuples: %d.\n", len(p.Outputs), len(p.Outputs)*esz, w, n)
+	b.WriteString(".version 7.0\n.target sm_80\n.address_size 64\n\n")
+	fmt.Fprintf(&b, ".visible .entry %s(.param .u64 out)\n{\n", entry)
+	var io []string
+	for _, f := range append(append([]Field(nil), p.Inputs...), p.Outputs...) {
+		io = append(io, PTXReg(f.Name))
+	}
+	b.WriteString("\t.reg .pred %p_done;\n\t.reg .b32 %k_i, %k_q, %k_n, %k_x;\n\t.reg .b64 %k_addr, %k_off;\n")
+	fmt.Fprintf(&b, "\t.reg .b%d %s;\n", w, strings.Join(io, ", "))
+	b.WriteString("\tmov.u32    %k_i, %ctaid.x;\n\tmov.u32    %k_n, %ntid.x;\n\tmov.u32    %k_x, %tid.x;\n")
+	b.WriteString("\tmad.lo.u32 %k_i, %k_i, %k_n, %k_x;\n")
+	fmt.Fprintf(&b, "\tsetp.ge.u32 %%p_done, %%k_i, %d;\n\t@%%p_done bra DONE;\n", n)
+	// Split the index into the inputs, last input first.
+	b.WriteString("\tmov.u32    %k_q, %k_i;\n")
+	for k := len(p.Inputs) - 1; k >= 0; k-- {
+		f := p.Inputs[k]
+		dst := PTXReg(f.Name)
+		if w == 64 {
+			dst = "%k_x"
+		}
+		if k > 0 {
+			fmt.Fprintf(&b, "\trem.u32    %s, %%k_q, %d;\n\tdiv.u32    %%k_q, %%k_q, %d;\n", dst, f.Extent, f.Extent)
+		} else {
+			fmt.Fprintf(&b, "\tmov.u32    %s, %%k_q;\n", dst)
+		}
+		if w == 64 {
+			fmt.Fprintf(&b, "\tcvt.u64.u32 %s, %%k_x;\n", PTXReg(f.Name))
+		}
+	}
+	b.WriteString(block)
+	b.WriteString("\tld.param.u64 %k_addr, [out];\n\tcvta.to.global.u64 %k_addr, %k_addr;\n")
+	fmt.Fprintf(&b, "\tmul.wide.u32 %%k_off, %%k_i, %d;\n\tadd.u64    %%k_addr, %%k_addr, %%k_off;\n", len(p.Outputs)*esz)
+	for k, f := range p.Outputs {
+		fmt.Fprintf(&b, "\tst.global.u%d [%%k_addr+%d], %s;\n", w, k*esz, PTXReg(f.Name))
+	}
+	b.WriteString("DONE:\n\tret;\n}\n")
+	return b.String(), nil
+}
+
+// Tuples is the number of input tuples of p: the product of its input
+// extents.
+func Tuples(p *Program) int {
+	n := 1
+	for _, f := range p.Inputs {
+		n *= f.Extent
+	}
+	return n
+}
