@@ -20,8 +20,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 // command is one tcsim subcommand. Commands register themselves from
@@ -244,45 +247,14 @@ func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	}
 }
 
-// nearCommands lists registered commands within a small edit distance of s.
+// nearCommands lists registered command words within a small edit distance of s.
 func nearCommands(s string) []string {
-	var out []string
+	var words []string
 	for n := range commands {
-		first := strings.Fields(n)[0]
-		if editDistance(s, first) <= 2 && !containsString(out, first) {
-			out = append(out, first)
+		if first := strings.Fields(n)[0]; !slices.Contains(words, first) {
+			words = append(words, first)
 		}
 	}
-	sort.Strings(out)
-	return out
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	sort.Strings(words)
+	return suggest.Nearest(s, words, 5, 2)
 }

@@ -77,14 +77,3 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"abc", "abc", 0}, {"layout", "lyaout", 2}, {"atom", "atoms", 1}, {"", "gpu", 3}} {
-		if got := editDistance(c.a, c.b); got != c.d {
-			t.Errorf("editDistance(%q,%q)=%d want %d", c.a, c.b, got, c.d)
-		}
-	}
-}

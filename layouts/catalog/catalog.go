@@ -62,10 +62,10 @@ package catalog
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
+	"github.com/tcsim/tcsim/isa/suggest"
 	"github.com/tcsim/tcsim/layouts"
 )
 
@@ -293,40 +293,9 @@ func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 func Nearest(name string, n int) []string {
 	load()
 	name = strings.ToLower(name)
-	type cand struct {
-		name string
-		d    int
+	names := make([]string, len(atoms))
+	for i, a := range atoms {
+		names[i] = a.Name
 	}
-	var cs []cand
-	for _, a := range atoms {
-		cs = append(cs, cand{a.Name, editDistance(name, a.Name)})
-	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
-	var out []string
-	for i := 0; i < len(cs) && i < n; i++ {
-		if cs[i].d <= max(3, len(name)/2) {
-			out = append(out, cs[i].name)
-		}
-	}
-	return out
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Nearest(name, names, n, max(3, len(name)/2))
 }
