@@ -383,3 +383,34 @@ func TestEvaluatorMatchesEval(t *testing.T) {
 		}
 	}
 }
+
+func TestShapeDivCeilDiv(t *testing.T) {
+	for _, c := range []struct {
+		f    func(a, b IntTuple) (IntTuple, error)
+		a, b string
+		want string
+	}{
+		{ShapeDiv, "(4,5,6)", "40", "(1,1,3)"},
+		{ShapeDiv, "(6,2)", "2", "(3,2)"},
+		{ShapeDiv, "(3,6,2,8)", "72", "(1,1,1,4)"},
+		{ShapeDiv, "12", "(2,3)", "2"},
+		{ShapeDiv, "(4,6)", "(2,3)", "(2,2)"},
+		{ShapeDiv, "6", "4", "error"},
+		{CeilDiv, "(4,5,6)", "40", "(1,1,3)"},
+		{CeilDiv, "(4,5,6)", "7", "(1,3,6)"},
+		{CeilDiv, "(6,20)", "(2,5)", "(3,4)"},
+		{CeilDiv, "(6,20,3)", "(4)", "(2,20,3)"},
+		{CeilDiv, "7", "(2,2)", "2"},
+	} {
+		a, _ := ParseIntTuple(c.a)
+		b, _ := ParseIntTuple(c.b)
+		got, err := c.f(a, b)
+		s := got.String()
+		if err != nil {
+			s = "error"
+		}
+		if s != c.want {
+			t.Errorf("(%s, %s) = %s (%v), want %s", c.a, c.b, s, err, c.want)
+		}
+	}
+}

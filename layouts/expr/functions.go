@@ -71,6 +71,8 @@ func init() {
 		"idx2crd": {2, 3, false, "(index, shape [, stride])",
 			"the natural coordinate of an index (the last mode is not reduced, as in CuTe)", fnIdx2Crd},
 		"max_common_vector": {2, 2, false, "(A, B)", "how many contiguous elements A and B agree on", fnMaxCommonVector},
+		"ceil_div":          {2, 2, false, "(a, b)", "ceil_div of integer tuples (a tuple by an integer folds from the left)", tupleOp(layouts.CeilDiv)},
+		"shape_div":         {2, 2, false, "(a, b)", "shape_div of integer tuples (each division exact one way or the other)", tupleOp(layouts.ShapeDiv)},
 	}
 }
 
@@ -444,4 +446,19 @@ func fnMaxCommonVector(c *call) (Value, error) {
 	}
 	n, err := layouts.MaxCommonVector(a, b)
 	return intVal(n), err
+}
+
+func tupleOp(f func(a, b layouts.IntTuple) (layouts.IntTuple, error)) func(*call) (Value, error) {
+	return func(c *call) (Value, error) {
+		a, err := c.tuple(0)
+		if err != nil {
+			return Value{}, err
+		}
+		b, err := c.tuple(1)
+		if err != nil {
+			return Value{}, err
+		}
+		r, err := f(a, b)
+		return tupleVal(r), err
+	}
 }
