@@ -124,7 +124,9 @@ func NewGrid(rows, cols int) (*Grid, error) {
 	}
 	g := &Grid{Rows: rows, Cols: cols, Cells: make([]Cell, rows*cols)}
 	for i := range g.Cells {
-		g.Cells[i] = Cell{Panel: -1, Bank: -1, Tag: -1}
+		// Field by field: the pointer fields stay zero, so no write barriers.
+		c := &g.Cells[i]
+		c.Panel, c.Bank, c.Tag = -1, -1, -1
 	}
 	return g, nil
 }
