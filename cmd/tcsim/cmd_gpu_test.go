@@ -171,3 +171,39 @@ func TestPrintValues(t *testing.T) {
 		t.Errorf("hex:\n%q\nwant\n%q", b.String(), want)
 	}
 }
+
+// TestGPURunOnGPU runs saxpy through the CLI when a GPU is present.
+func TestGPURunOnGPU(t *testing.T) {
+	d, err := gpu.Open(0)
+	if err != nil {
+		t.Skipf("%v", err)
+	}
+	d.Close()
+	dir := t.TempDir()
+	yfile := filepath.Join(dir, "y.bin")
+	code, out, errs := runCLI(t, append([]string{"gpu", "run", saxpyPTX, "--out", "3:f32=" + yfile, "--limit", "8"}, saxpyArgs...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	t.Logf("%s%s", errs, out)
+	for _, want := range []string{"kernel saxpy on ", "registers/thread", "y (param 3), 4096 bytes:\n  [0] 1 3.5 6 8.5 11 13.5 16 18.5\n", "4096 bytes written to " + yfile} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if b, err := os.ReadFile(yfile); err != nil || len(b) != 4096 {
+		t.Errorf("y.bin: %d bytes, %v", len(b), err)
+	}
+	caseDir := filepath.Join(dir, "case")
+	code, out, errs = runCLI(t, append([]string{"record", saxpyPTX, "--case", caseDir}, saxpyArgs...)...)
+	if code != 0 {
+		t.Fatalf("record: exit %d: %s", code, errs)
+	}
+	c, err := fixtures.Load(caseDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Outputs) != 2 || c.Provenance.GPU == "" || !strings.HasPrefix(c.Provenance.Command, "tcsim record ") {
+		t.Errorf("recorded case: %d outputs, provenance %+v", len(c.Outputs), c.Provenance)
+	}
+}
