@@ -102,9 +102,16 @@ func (s *Spec) convert(x uint64, k int, rbits, scale uint64) LaneTrace {
 		tr.OutValue = dst.Decode(b)
 		return tr
 	}
-	if s.FTZ && src == F32 && v.Class == Subnormal {
+	// .ftz flushes subnormal f32 inputs, except toward f16: the H100 keeps
+	// them there (cvt.rm.ftz.f16.f32 of -2^-149 gives -2^-24).
+	if s.FTZ && src == F32 && v.Class == Subnormal && dst != F16 {
 		v = Value{Class: Zero, Neg: v.Neg}
 		tr.FlushedInput = true
+	}
+	if v.IsNaN() && s.FTZ && src == F32 {
+		// With .ftz the H100 first makes an f32 NaN canonical (0x7fffffff):
+		// cvt.ftz.f64.f32 gives 0x7fffffffe0000000 for every NaN.
+		v = F32.Decode(0x7fffffff)
 	}
 	if v.IsNaN() {
 		b, why := s.nanOut(v)
@@ -129,7 +136,7 @@ func (s *Spec) convert(x uint64, k int, rbits, scale uint64) LaneTrace {
 		}
 	}
 	if src == dst && src.Kind == FloatKind && s.Mode.IsInteger() {
-		b, info := src.RoundToIntegral(x, s.Mode, s.FTZ && src == F32)
+		b, info := src.RoundToIntegral(x, s.Mode, Opts{FTZ: s.FTZ && src == F32, Sat: s.Sat})
 		return done(b, info)
 	}
 	if dst == UE8M0 {
@@ -195,19 +202,50 @@ func (s *Spec) nanOut(v Value) (uint64, string) {
 	case dst.Kind == FixedKind || dst.NaN == NoNaN:
 		return dst.MaxFinite(false), "NaN input: the format has no NaN, so .satfinite gives +MAX_NORM"
 	}
-	rule := s.Form.NaN
-	if s.Relu {
-		rule = NaNCanonical // the ISA: .relu converts NaN results to the canonical NaN
-	}
-	if rule == NaNPropagate {
-		return propagateNaN(src, dst, v), "NaN input: sign and payload kept, quiet bit set"
+	switch s.NaNRule() {
+	case NaNPropagate:
+		return propagateNaN(src, dst, v, true), "NaN input: sign and payload kept, quiet bit set"
+	case NaNRaw:
+		b := propagateNaN(src, dst, v, false)
+		if s.Satfinite && (b>>dst.Shift>>dst.MantBits)&dst.expMax() == dst.expMax() {
+			// cvt.rna.satfinite.tf32.f32 on the H100: a result with an
+			// all-ones exponent loses one unit in the last place.
+			b -= 1 << dst.Shift
+			return b, "NaN input: bits kept without quieting, then .satfinite takes one ulp off the all-ones exponent"
+		}
+		return b, "NaN input: sign and payload bits kept as they are (no quieting)"
 	}
 	b, _ := dst.CanonicalNaN()
 	return b, "NaN input gives the canonical NaN"
 }
 
-// propagateNaN keeps the sign and the top payload bits and sets the quiet bit.
-func propagateNaN(src, dst *Format, v Value) uint64 {
+// NaNRule says how the spec converts a NaN input between float formats, as
+// measured on an H100 (driver 580, sm_90a): .relu and most conversions give
+// the canonical NaN; conversions to or from f64 keep the sign and payload
+// and set the quiet bit; cvt.f32.f32 and cvt.f64.f64 without modifiers,
+// cvt.f32.bf16 and cvt.rna.tf32.f32 copy the bits without quieting.
+func (s *Spec) NaNRule() NaNRule {
+	src, dst := s.Src.Elem, s.Dst.Elem
+	switch {
+	case s.Form != nil && s.Form.NaN != NaNCanonical:
+		return s.Form.NaN
+	case s.Relu:
+		return NaNCanonical // the ISA: .relu converts NaN results to the canonical NaN
+	case src == dst && s.Mode == NoRound && !s.FTZ && (src == F32 || src == F64):
+		return NaNRaw
+	case src.Kind != FloatKind || dst.Kind != FloatKind:
+		return NaNCanonical
+	case src == F64 || dst == F64:
+		return NaNPropagate
+	case src == BF16 && dst == F32 && !s.FTZ, dst == TF32 && s.Mode == RNA:
+		return NaNRaw
+	}
+	return NaNCanonical
+}
+
+// propagateNaN keeps the sign and the top payload bits, and sets the quiet
+// bit if quiet is set.
+func propagateNaN(src, dst *Format, v Value, quiet bool) uint64 {
 	if dst.NaN == AllOnesNaN {
 		b, _ := dst.CanonicalNaN()
 		if v.Neg && dst.Signed {
@@ -221,7 +259,7 @@ func propagateNaN(src, dst *Format, v Value) uint64 {
 	} else {
 		p >>= -d
 	}
-	if dst.MantBits > 0 {
+	if dst.MantBits > 0 && quiet {
 		p |= 1 << (dst.MantBits - 1)
 	}
 	b := dst.expMax()<<dst.MantBits | p&lowMask(dst.MantBits)

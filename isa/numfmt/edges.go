@@ -94,6 +94,17 @@ func (e *edgeSet) floatSpecials() {
 			e.addBits((top | m) << f.Shift)
 			e.addBits((top|m)<<f.Shift | sb)
 		}
+		// NaNs whose payload sits at or just below a narrower format's last
+		// mantissa bit (tf32, bf16, f16, fp8), where truncation can lose it.
+		for _, dm := range []int{10, 7, 3, 2} {
+			if dm < M {
+				lsb := uint64(1) << (M - dm)
+				for _, m := range []uint64{lsb, lsb - 1, lsb + 1} {
+					e.addBits((top | m) << f.Shift)
+					e.addBits((top|m)<<f.Shift | sb)
+				}
+			}
+		}
 	} else if b, ok := f.CanonicalNaN(); ok {
 		e.addBits(b)
 		e.addBits(b | sb)

@@ -57,6 +57,8 @@ const (
 	NaNMaxNorm
 	// NaNIntRule: 0, or 1<<(w-1) when the source is f64 or the destination is 64-bit.
 	NaNIntRule
+	// NaNRaw: sign and payload bits moved as they are, without quieting.
+	NaNRaw
 )
 
 var forms []*Form
@@ -132,6 +134,10 @@ func init() {
 		if (s.Relu || s.Satfinite) && s.Mode != RN && s.Mode != RZ {
 			return fmt.Errorf(".relu and .satfinite need .rn or .rz, not .%s", s.Mode)
 		}
+		// ptxas 13.0 rejects .ftz and .sat beside .relu or .satfinite.
+		if (s.Relu || s.Satfinite) && (s.FTZ || s.Sat) {
+			return fmt.Errorf(".relu and .satfinite cannot be combined with .ftz or .sat")
+		}
 		return nil
 	}
 	for _, f := range formsFor("f16", "f32") {
@@ -192,8 +198,9 @@ func init() {
 	// ue8m0 scales.
 	addForm(&Form{Syntax: "cvt.frnd3{.satfinite}.ue8m0x2.f32", Dst: "ue8m0x2", Src: "f32", Modes: []Mode{RZ, RP}, NeedMode: true,
 		Satfinite: Optional, Reqs: []Req{{PTX: 86, Targets: mxArch, FamilyPTX: 88}}})
-	addForm(&Form{Syntax: "cvt.frnd3{.satfinite}{.relu}.ue8m0x2.bf16x2", Dst: "ue8m0x2", Src: "bf16x2", Modes: []Mode{RZ, RP}, NeedMode: true,
-		Satfinite: Optional, Relu: Optional, Reqs: []Req{{PTX: 86, Targets: mxArch, FamilyPTX: 88}}})
+	// The ISA's version notes list {.relu} here; ptxas 13.0 rejects it.
+	addForm(&Form{Syntax: "cvt.frnd3{.satfinite}.ue8m0x2.bf16x2", Dst: "ue8m0x2", Src: "bf16x2", Modes: []Mode{RZ, RP}, NeedMode: true,
+		Satfinite: Optional, Reqs: []Req{{PTX: 86, Targets: mxArch, FamilyPTX: 88}}})
 	addForm(&Form{Syntax: "cvt.rn.bf16x2.ue8m0x2", Dst: "bf16x2", Src: "ue8m0x2", Modes: []Mode{RN}, NeedMode: true,
 		Reqs: []Req{{PTX: 86, Targets: mxArch, FamilyPTX: 88}}})
 	// s2f6 fixed point.
@@ -233,13 +240,27 @@ func genericForm(d, a string) *Form {
 		f.Syntax = "cvt{.ftz}{.sat}." + d + "." + a
 		f.FTZ = opt(hasF32)
 		f.Sat = opt(d != "bf16")
+		if a == "bf16" {
+			// ptxas 13.0 accepts (and ignores) a rounding modifier on the
+			// exact widening of bf16, which the ISA calls illegal.
+			f.Syntax = "cvt{.frnd}{.ftz}." + d + "." + a
+			f.Modes = frnd
+		}
 	default: // narrowing, or f16 <-> bf16
 		f.Syntax = "cvt.frnd{.ftz}{.sat}." + d + "." + a
 		f.Modes, f.NeedMode = frnd, true
+		if (d == "f16" && a == "bf16") || (d == "bf16" && a == "f16") {
+			// The ISA makes rounding mandatory; ptxas 13.0 accepts none
+			// (the probe shows it rounds to nearest even).
+			f.Syntax = "cvt{.frnd}." + d + "." + a
+			f.NeedMode = false
+		}
 		f.FTZ = opt(hasF32)
 		f.Sat = opt(d != "bf16")
 	}
 	if d == "bf16" || a == "bf16" {
+		// ptxas 13.0 rejects .sat on every conversion from or to bf16.
+		f.Sat = Forbidden
 		switch {
 		case d == "bf16" && a == "f32":
 			f.Reqs = []Req{{PTX: 70, SM: 80}}

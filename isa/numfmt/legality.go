@@ -36,6 +36,9 @@ func LegalityCases() []LegalityCase {
 			c.Legal = true
 		}
 		p := &Probe{Spec: probeSpec, Name: ProbeName(s), Target: target, PTXVersion: ptx, Kernel: "probe", Block: 32, N: 1, Set: "legality"}
+		for _, o := range s.Inputs() {
+			p.InBytes = append(p.InBytes, byteSize(o.Bits))
+		}
 		c.PTX = p.generatePTX()
 		out = append(out, c)
 	}

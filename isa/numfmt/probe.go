@@ -17,6 +17,9 @@ type ProbeOptions struct {
 	// Target is the PTX target (default: sm_90a where the form exists
 	// there, else the first target the form lists).
 	Target string
+	// Prefix, if positive, builds the inputs of the first Prefix cases
+	// only (the same as the full probe's first cases); N still counts all.
+	Prefix int
 }
 
 // Input set kinds.
@@ -43,6 +46,7 @@ type Probe struct {
 	Block    int
 	Grid     int
 	N        int    // cases
+	Cases    int    // cases whose inputs are built (N unless Options.Prefix)
 	Edges    int    // the first Edges cases are the hand-made edge cases
 	Set      string // Exhaustive, ExhaustivePair or EdgesRandom
 	Options  ProbeOptions
@@ -100,6 +104,11 @@ func NewProbe(s *Spec, opt ProbeOptions) (*Probe, error) {
 		}
 	}
 	p.makeInputs()
+	if p.Cases != p.N {
+		p.PTX = "// a prefix of the probe: not for running\n"
+		p.OutBytes = byteSize(s.OutBits())
+		return p, nil
+	}
 	p.Grid = (p.N + p.Block - 1) / p.Block
 	p.OutBytes = byteSize(s.OutBits())
 	p.PTX = p.generatePTX()
@@ -120,17 +129,25 @@ func (p *Probe) makeInputs() {
 	cols := make([][]uint64, len(ops))
 	rng := rand.New(rand.NewPCG(p.Options.Seed, 0x9e3779b97f4a7c15))
 	srcBits := ops[value[0]].Bits
+	limit := func(n int) int {
+		if p.Options.Prefix > 0 {
+			return min(n, p.Options.Prefix)
+		}
+		return n
+	}
 	switch {
 	case len(value) == 1 && srcBits <= 16:
 		p.Set = Exhaustive
 		p.N = 1 << srcBits
-		for i := range p.N {
+		p.Cases = limit(p.N)
+		for i := range p.Cases {
 			cols[value[0]] = append(cols[value[0]], uint64(i))
 		}
 	case len(value) == 1 && s.Src.Lanes == 2 && s.Src.Bits == 32:
 		p.Set = ExhaustivePair
 		p.N = 1 << 16
-		for i := range p.N {
+		p.Cases = limit(p.N)
+		for i := range p.Cases {
 			lo := uint64(i*0x9e37+0x7f4a) & 0xffff // a bijection of the 16-bit patterns
 			cols[value[0]] = append(cols[value[0]], uint64(i)<<16|lo)
 		}
@@ -139,10 +156,19 @@ func (p *Probe) makeInputs() {
 		src := s.Src.Elem
 		edges := EdgeInputs(src, s.Dst.Elem)
 		p.Edges = len(edges)
-		pool := append(edges, RandomInputs(src, s.Dst.Elem, rng, p.Options.Random)...)
-		p.N = len(pool)
+		p.N = len(edges) + p.Options.Random
+		p.Cases = limit(p.N)
+		// Lane k reads pool[(i·(2k+1) + k·7919) mod N]: build the pool only
+		// as far as the built cases reach (a prefix of the random stream
+		// is the same whatever its length).
+		need := p.N
+		if p.Cases < p.N {
+			k := len(value) - 1
+			need = min(p.N, (p.Cases-1)*(2*k+1)+k*7919+1)
+		}
+		pool := append(edges, RandomInputs(src, s.Dst.Elem, rng, max(0, need-len(edges)))...)
 		for k, vi := range value {
-			col := make([]uint64, p.N)
+			col := make([]uint64, p.Cases)
 			for i := range col {
 				if k == 0 {
 					col[i] = pool[i]
@@ -154,11 +180,13 @@ func (p *Probe) makeInputs() {
 			cols[vi] = col
 		}
 	}
+	// rbits and scale factors come from their own stream.
+	rng = rand.New(rand.NewPCG(p.Options.Seed, 0x5851f42d4c957f2d))
 	for i, o := range ops {
 		if o.Type != nil {
 			continue
 		}
-		col := make([]uint64, p.N)
+		col := make([]uint64, p.Cases)
 		for j := range col {
 			switch o.Name {
 			case "rbits":
@@ -176,7 +204,7 @@ func (p *Probe) makeInputs() {
 	}
 	p.Inputs = make([][]byte, len(ops))
 	for i, col := range cols {
-		buf := make([]byte, p.N*p.InBytes[i])
+		buf := make([]byte, p.Cases*p.InBytes[i])
 		for j, x := range col {
 			putLE(buf[j*p.InBytes[i]:], p.InBytes[i], x)
 		}
@@ -232,11 +260,11 @@ func (p *Probe) CaseInputs(i int) []uint64 {
 	return in
 }
 
-// Expected computes the model's output buffer for the probe.
+// Expected computes the model's output buffer for the probe's built cases.
 func (p *Probe) Expected() ([]byte, error) {
-	out := make([]byte, p.N*p.OutBytes)
+	out := make([]byte, p.Cases*p.OutBytes)
 	in := make([]uint64, len(p.Inputs))
-	for i := range p.N {
+	for i := range p.Cases {
 		for k, buf := range p.Inputs {
 			in[k] = getLE(buf[i*p.InBytes[k]:], p.InBytes[k])
 		}
@@ -250,9 +278,12 @@ func (p *Probe) Expected() ([]byte, error) {
 }
 
 // regFor returns the PTX register width and the load/store opcodes for a
-// value of the given bits (8-bit values travel in 16-bit registers).
-func regFor(bits int) (reg int, load, store string) {
+// value of the given bits. 8-bit values travel in 16-bit registers, except
+// beside bf16, where ptxas wants every operand at its exact size.
+func regFor(bits int, exact bool) (reg int, load, store string) {
 	switch {
+	case bits <= 8 && exact:
+		return 8, "ld.global.u8", "st.global.b8"
 	case bits <= 8:
 		return 16, "ld.global.u8", "st.global.b8"
 	case bits <= 16:
@@ -267,6 +298,7 @@ func regFor(bits int) (reg int, load, store string) {
 func (p *Probe) generatePTX() string {
 	s := p.Spec
 	ops := s.Inputs()
+	exact := s.Src.Name == "bf16" || s.Dst.Name == "bf16" || s.Src.Bits == 8 && s.Src.Lanes > 1 || s.Dst.Bits == 8 && s.Dst.Lanes > 1
 	var b strings.Builder
 	fmt.Fprintf(&b, "// tcsim numfmt probe: %s\n", s)
 	fmt.Fprintf(&b, "// %d cases (%s); case i reads element i of each input and writes element i of out.\n", p.N, p.Set)
@@ -278,18 +310,18 @@ func (p *Probe) generatePTX() string {
 	b.WriteString("\t.param .u32 p_n\n)\n{\n")
 	b.WriteString("\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n")
 	for i, o := range ops {
-		w, _, _ := regFor(o.Bits)
+		w, _, _ := regFor(o.Bits, exact)
 		fmt.Fprintf(&b, "\t.reg .b%d %%x%d;\n", w, i)
 		fmt.Fprintf(&b, "\t.reg .b64 %%pa%d;\n", i)
 	}
-	dw, _, store := regFor(s.OutBits())
+	dw, _, store := regFor(s.OutBits(), exact)
 	fmt.Fprintf(&b, "\t.reg .b%d %%d;\n\t.reg .b64 %%po;\n\n", dw)
 	b.WriteString("\tld.param.u32 %r1, [p_n];\n")
 	b.WriteString("\tmov.u32 %r2, %ctaid.x;\n\tmov.u32 %r3, %ntid.x;\n\tmov.u32 %r4, %tid.x;\n")
 	b.WriteString("\tmad.lo.u32 %r5, %r2, %r3, %r4;\n")
 	b.WriteString("\tsetp.ge.u32 %p1, %r5, %r1;\n\t@%p1 bra DONE;\n")
 	for i, o := range ops {
-		_, load, _ := regFor(o.Bits)
+		_, load, _ := regFor(o.Bits, exact)
 		fmt.Fprintf(&b, "\tld.param.u64 %%rd1, [p_in%d];\n", i)
 		fmt.Fprintf(&b, "\tcvta.to.global.u64 %%rd1, %%rd1;\n")
 		fmt.Fprintf(&b, "\tmad.wide.u32 %%pa%d, %%r5, %d, %%rd1;\n", i, p.InBytes[i])

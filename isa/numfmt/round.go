@@ -263,6 +263,25 @@ func (f *Format) Encode(v Value, m Mode, o Opts) (uint64, Info) {
 		return sign << f.Shift, info
 	}
 	E := v.Log2()
+	if o.FTZ && E < emin && !f.NoSubnormal {
+		// The H100 detects tininess after rounding: the value is rounded to
+		// the format's precision with an unbounded exponent, and flushed if
+		// that is below the smallest normal. (The tie between the largest
+		// subnormal and the smallest normal is exact at full precision, so
+		// it is flushed although it would round up to the normal.)
+		up := true
+		if v.Exp < E-M {
+			r, _, _, _ := shiftRound(v.Sig, E-M-v.Exp, neg, m, o)
+			up = r == 1<<(M+1)
+		} else {
+			up = false
+		}
+		if !up {
+			info.Flushed, info.Inexact, info.Tiny = true, true, true
+			info.note = ".ftz: the result is below the smallest normal, flushed to zero"
+			return sign << f.Shift, info
+		}
+	}
 	q := max(E-M, minQ)
 	var r uint64
 	var inexact, tie, up bool
@@ -459,8 +478,29 @@ func (f *Format) encodeFixed(v Value, m Mode, o Opts) (uint64, Info) {
 // RoundToIntegral rounds a float pattern of f to an integral value of the
 // same format (cvt.rni.f32.f32 and friends): NaN gives the canonical NaN,
 // infinities and zeros are kept, and the sign of a result that rounds to
-// zero is the input's.
-func (f *Format) RoundToIntegral(b uint64, m Mode, ftz bool) (uint64, Info) {
+// zero is the input's. o.FTZ flushes a subnormal input first; o.Sat then
+// clamps the result to [+0, 1] (NaN and -0 give +0).
+func (f *Format) RoundToIntegral(b uint64, m Mode, o Opts) (uint64, Info) {
+	out, info := f.roundToIntegral(b, m, o.FTZ)
+	if !o.Sat {
+		return out, info
+	}
+	v := f.Decode(out)
+	switch {
+	case v.IsNaN() || v.Neg:
+		info.Saturated = !v.IsZero() || v.IsNaN()
+		info.note, info.rounded = ".sat: clamped to +0", false
+		return 0, info
+	case Cmp(v, FromInt(1)) > 0:
+		one, _ := f.Encode(FromInt(1), RN, Opts{})
+		info.Saturated = true
+		info.note, info.rounded = ".sat: clamped to 1", false
+		return one, info
+	}
+	return out, info
+}
+
+func (f *Format) roundToIntegral(b uint64, m Mode, ftz bool) (uint64, Info) {
 	v := f.Decode(b)
 	var info Info
 	switch {

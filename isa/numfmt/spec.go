@@ -190,10 +190,12 @@ func parseSpecSyntax(text string) (*Spec, error) {
 		if p == "" {
 			return nil, bad("empty modifier (two dots in a row?)")
 		}
-		if seen[p] {
-			return nil, bad("modifier .%s given twice", p)
+		if _, isType := LookupType(p); !isType {
+			if seen[p] {
+				return nil, bad("modifier .%s given twice", p)
+			}
+			seen[p] = true
 		}
-		seen[p] = true
 		if m, err := ParseMode(p); err == nil {
 			if s.Mode != NoRound {
 				return nil, bad("two rounding modifiers: .%s and .%s", s.Mode, m)
