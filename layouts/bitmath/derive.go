@@ -73,6 +73,9 @@ func Derive(m Map) (*Derivation, error) {
 	d.Inverse.Name = stem + "_inv"
 	d.Inverse.Desc = fmt.Sprintf("%s, inverse: %s -> %s", m.Name, fieldNames(m.Out), fieldNames(m.In))
 	d.Forward.Notes = append(domainNotes(m.In), d.Forward.Notes...)
+	if fac != nil && fac.note != "" {
+		d.Forward.Notes = append(d.Forward.Notes, fac.note)
+	}
 	d.Inverse.Notes = append(inverseNotes(m, mat, d.Inv), d.Inverse.Notes...)
 	if err := verify(m, d.Forward, d.Inverse); err != nil {
 		return nil, err
@@ -477,7 +480,7 @@ func stageSteps(mat Matrix, ins, outs []dvar, frag bool, why map[string]string) 
 			name := "frag_" + o.name
 			fe, fnotes := combine(th)
 			frags = append(frags, Step{Name: name, Expr: fe, Terms: fnotes,
-				Why: fmt.Sprintf("this thread's base %s: the part that depends on the thread only", o.name)})
+				Why: fmt.Sprintf("this thread's base %s: the part that depends on the thread only", noun(o.name))})
 			items = append([]item{{e: Var(name), bits: unionBits(th),
 				note: fmt.Sprintf("%s: the thread's part", name)}}, rest...)
 		}
@@ -519,6 +522,7 @@ type factoring struct {
 	swz   Matrix // S: lin -> offset
 	unswz Matrix // S⁻¹ = S: offset -> lin
 	desc  string
+	note  string // set when the swizzle names bits the offsets never reach
 }
 
 // factor splits a swizzled map into its swizzle and the layout beneath it,
@@ -564,14 +568,27 @@ func factor(m Map, mat Matrix) *factoring {
 	if S.Apply(L.Const) != mat.Const {
 		return nil
 	}
-	return &factoring{lin: lin, inner: L, swz: S, unswz: U, desc: sw.String()}
+	f := &factoring{lin: lin, inner: L, swz: S, unswz: U, desc: sw.String()}
+	// Say so when the swizzle names bits the offsets never reach.
+	src := (uint64(1)<<sw.B - 1) << (sw.M + max(sw.S, 0))
+	if sw.S < 0 {
+		src = (uint64(1)<<sw.B - 1) << sw.M
+	}
+	if missing := src &^ (uint64(1)<<w - 1); missing != 0 {
+		f.note = fmt.Sprintf("%s reads offset %s, but offsets here stay below %d, so %s always 0 and only the other bits are XORed",
+			sw, bitWord(src), lin.Extent, strings.Replace(bitWord(missing), "bits", "bits are", 1))
+		if bits.OnesCount64(missing) == 1 {
+			f.note = strings.Replace(f.note, "so "+bitWord(missing), "so "+bitWord(missing)+" is", 1)
+		}
+	}
+	return f
 }
 
 func forwardCandidates(m Map, mat Matrix, fac *factoring) []*Program {
 	isTV := hasField(m.In, "tid") && hasField(m.In, "v")
 	why := map[string]string{}
 	for _, f := range m.Out {
-		why[f.Name] = fmt.Sprintf("the %s of %s", f.Name, fieldNames(m.In))
+		why[f.Name] = fmt.Sprintf("the %s of %s", noun(f.Name), fieldNames(m.In))
 	}
 	why["taddr"] = fmt.Sprintf("the TMEM address (lane << 16 | column) of %s", fieldNames(m.In))
 	if isTV {
@@ -621,7 +638,7 @@ func swizzleWhy(fac *factoring) string {
 func inverseCandidates(m Map, inv Inverse, fac *factoring) []*Program {
 	why := map[string]string{}
 	for _, f := range m.In {
-		why[f.Name] = fmt.Sprintf("the %s of the element at this %s", f.Name, fieldNames(m.Out))
+		why[f.Name] = fmt.Sprintf("the %s of the element at this %s", noun(f.Name), fieldNames(m.Out))
 	}
 	why["tid"] = "the thread that holds this element"
 	why["v"] = "which of the thread's values it is"
@@ -669,6 +686,19 @@ func inverseCandidates(m Map, inv Inverse, fac *factoring) []*Program {
 		}
 	}
 	return cands
+}
+
+// noun spells a variable name out for explanations.
+func noun(name string) string {
+	switch name {
+	case "col":
+		return "column"
+	case "taddr":
+		return "TMEM address"
+	case "i":
+		return "index"
+	}
+	return name
 }
 
 func hasField(fs []Field, name string) bool { return fieldIndex(fs, name) >= 0 }

@@ -16,7 +16,7 @@ def smem_sw128_k_16b_inv(offset):
     # row: the row of the element at this offset
     #   lin >> 6  lin bits 6-8 -> row bits 0-2 (lin / 64)
     row = lin >> 6
-    # col: the col of the element at this offset
+    # col: the column of the element at this offset
     #   lin & 63  lin bits 0-5 -> col bits 0-5 (lin % 64)
     col = lin & 63
     return row, col

@@ -10,7 +10,7 @@ def wgmma_m64n256k16_f32_acc_fwd(tid, v):
     #   wid << 4   wid bits 0-1 -> row bits 4-5 (wid * 16)
     #   lane >> 2  lane bits 2-4 -> row bits 0-2 (lane / 4)
     frag_row = (wid << 4) + (lane >> 2)
-    # frag_col: this thread's base col: the part that depends on the thread only
+    # frag_col: this thread's base column: the part that depends on the thread only
     #   (lane & 3) << 1  lane bits 0-1 -> col bits 1-2 ((lane % 4) * 2)
     frag_col = (lane & 3) << 1
     # row: the row of value v of this thread
