@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -104,4 +105,15 @@ func FuzzParseJITLog(f *testing.F) {
 		}
 		FormatJITLog("f.ptx", []byte("a\nb\n"), log)
 	})
+}
+
+func ExampleFormatJITLog() {
+	src := []byte(".version 8.0\n.target sm_90a\n.entry k()\n{\n    add.u32 %r1, %r1, %nosuch;\n}\n")
+	log := "ptxas application ptx input, line 5; error   : Unknown symbol '%nosuch'\n" +
+		"ptxas fatal   : Ptx assembly aborted due to errors\n"
+	fmt.Print(FormatJITLog("k.ptx", src, log))
+	// Output:
+	// k.ptx:5: error: Unknown symbol '%nosuch'
+	//     5 |     add.u32 %r1, %r1, %nosuch;
+	// k.ptx: ptxas fatal: Ptx assembly aborted due to errors
 }
