@@ -229,7 +229,7 @@ func composeImpl(lhs Layout, rs, rd IntTuple) Layout {
 		}
 		if !(cmod(restD, cs) == 0 || restD < cs) {
 			fail("composition", CondStrideDivisibility,
-				"stride %d is neither a multiple of nor smaller than extent %d of mode %d of %v", restD, cs, i, lhs)
+				"the right operand's stride %d is neither a multiple of nor smaller than extent %d of mode %d of %v", restD, cs, i, lhs)
 		}
 		nextShape := ceilDivInt(cs, iabs(restD))
 		nextStride := ceilDivInt(iabs(restD), cs) * signum(restD)
@@ -240,7 +240,7 @@ func composeImpl(lhs Layout, rs, rd IntTuple) Layout {
 		newShape := min(nextShape, restS)
 		if newShape == 0 || cmod(restS, newShape) != 0 {
 			fail("composition", CondShapeDivisibility,
-				"extent %d is not a multiple of %d (what is left of mode %d of %v)", restS, newShape, i, lhs)
+				"the right operand's remaining extent %d is not a multiple of %d, the extent it takes from mode %d of %v", restS, newShape, i, lhs)
 		}
 		resS = append(resS, newShape)
 		resD = append(resD, mul(restD, cd))

@@ -20,7 +20,8 @@ integers (the case CuTe's documentation describes); inputs CuTe rejects
 reported with the violated condition.
 
 Notation:
-  layouts      (4,2):(1,4)   8:1   (4,(2,3))   (a bare shape is compact column-major)
+  layouts      (4,2):(1,4)   8:1   (_4,_2):(_1,_4)   (a shape where a layout is
+               expected is make_layout(shape): compact, column-major)
   tilers       <4:1,2:1>   (4:1,2:1)   (4,2)   _   (by mode; a shape is a tuple of N:1)
   swizzles     Sw<3,4,3> o 0 o (8,64):(64,1)     composition: A o B
   templates    get<0>(L)   select<1,0>(L)   group<0,2>(L)   size<1>(L)

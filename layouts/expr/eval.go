@@ -204,6 +204,10 @@ func (c *call) argErr(i int, format string, args ...any) error {
 // layout returns argument i as a plain or swizzled layout.
 func (c *call) layout(i int) (layouts.AnyLayout, error) {
 	v := c.args[i]
+	if v.Kind == KindTuple {
+		l, err := layouts.MakeLayout(v.Tuple)
+		return layouts.Plain(l), err
+	}
 	if v.Kind != KindLayout {
 		return layouts.AnyLayout{}, c.argErr(i, "%s: argument %d must be a layout (shape:stride), not %v %v", c.n.name, i+1, v.Kind, v)
 	}
@@ -216,6 +220,10 @@ func (c *call) plainLayout(i int) (layouts.Layout, error) {
 }
 
 func (e *evaluator) plain(n *node, v Value) (layouts.Layout, error) {
+	if v.Kind == KindTuple {
+		// A shape where a layout is expected is make_layout(shape).
+		return layouts.MakeLayout(v.Tuple)
+	}
 	if v.Kind != KindLayout {
 		return layouts.Layout{}, e.errf(n.pos, "expected a layout (shape:stride), not %v %v", v.Kind, v)
 	}

@@ -160,3 +160,17 @@ func TestEvalNotes(t *testing.T) {
 		t.Errorf("unexpected notes %q", notes)
 	}
 }
+
+func TestShapeAsLayout(t *testing.T) {
+	for src, want := range map[string]string{
+		"logical_divide((16,8), (4,2))":   "((4,4),(2,4)):((1,4),(16,32))",
+		"coalesce((4,(1,2)))":             "8:1",
+		"blocked_product((2,2), (3,1))":   "((2,3),(2,1)):((1,4),(2,0))",
+		"composition((4,2):(1,4), (2,2))": "(2,2):(1,4)",
+	} {
+		v, err := Eval(src)
+		if err != nil || v.String() != want {
+			t.Errorf("%s = %v (%v), want %s", src, v, err, want)
+		}
+	}
+}
