@@ -178,10 +178,10 @@ func bitmathMap(src string, f *bitmathFlags) (bitmath.Map, []string, error) {
 		if err != nil {
 			return bitmath.Map{}, nil, usagef("%v", err)
 		}
-		m := bitmath.FromTV("layout", tv)
+		m := bitmath.FromTV(l.String(), tv)
 		return m, []string{fmt.Sprintf("%v: %s", l, m.Desc)}, nil
 	}
-	m, err := bitmath.FromLayout("layout", l, !*f.index)
+	m, err := bitmath.FromLayout(l.String(), l, !*f.index)
 	if err != nil {
 		return bitmath.Map{}, nil, usagef("%v", err)
 	}

@@ -83,8 +83,12 @@ func Derive(m Map) (*Derivation, error) {
 	return d, nil
 }
 
-// identifier turns an atom name into a C/Go/Python identifier stem.
+// identifier turns an atom name into a C/Go/Python identifier stem;
+// layout notation (anything with parentheses or a swizzle) becomes "layout".
 func identifier(name string) string {
+	if strings.ContainsAny(name, "():<") {
+		return "layout"
+	}
 	var b strings.Builder
 	for _, r := range name {
 		switch {

@@ -150,7 +150,8 @@ func TestTermExpr(t *testing.T) {
 func TestIdentifier(t *testing.T) {
 	for in, want := range map[string]string{
 		"wgmma.m64n256k16.f32.acc":  "wgmma_m64n256k16_f32_acc",
-		"Sw<3,4,3> o (8,64):(64,1)": "Sw_3_4_3_o_8_64_64_1",
+		"Sw<3,4,3> o (8,64):(64,1)": "layout",
+		"(8,64):(64,1)":             "layout",
 		"8x8":                       "l_8x8",
 		"...":                       "layout",
 	} {
