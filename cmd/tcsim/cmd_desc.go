@@ -4,10 +4,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
+	"github.com/tcsim/tcsim/gpu"
 	"github.com/tcsim/tcsim/isa/desc"
+	"github.com/tcsim/tcsim/isa/desc/gpurun"
 )
 
 // descFlags are the flags of `tcsim desc` and `tcsim desc encode`.
@@ -137,7 +140,110 @@ func init() {
 		},
 		run: runDescEncode,
 	})
+	register(&command{
+		name:    "desc probe",
+		args:    "[--ptx | --run [--out FILE] | --check FILE]",
+		summary: "check the descriptor footprint model on an H100 (wgmma)",
+		help:    descProbeHelp,
+		setup: func(fs *flag.FlagSet) any {
+			o := &descProbeFlags{}
+			fs.BoolVar(&o.ptx, "ptx", false, "print the probe's PTX")
+			fs.BoolVar(&o.run, "run", false, "run the probe on the GPU and check it")
+			fs.IntVar(&o.device, "device", 0, "GPU ordinal for --run")
+			fs.StringVar(&o.out, "out", "", "with --run: write the raw output buffer to FILE")
+			fs.StringVar(&o.check, "check", "", "check a raw output buffer saved with --out")
+			return o
+		},
+		run: runDescProbe,
+	})
 }
+
+func runDescProbe(e *env, opts any, args []string) error {
+	o := opts.(*descProbeFlags)
+	if len(args) > 0 {
+		return usagef("desc probe takes flags only")
+	}
+	p, err := desc.NewProbe(desc.DefaultProbeCases())
+	if err != nil {
+		return err
+	}
+	var out []byte
+	switch {
+	case o.ptx:
+		fmt.Fprint(e.stdout, p.PTX)
+		return nil
+	case o.run:
+		dev, err := gpu.Open(o.device)
+		if err != nil {
+			return err
+		}
+		defer dev.Close()
+		i := dev.Info
+		fmt.Fprintf(e.stdout, "device %s (%s), driver %s, CUDA %s\n", i.Name, i.Arch(), i.DriverVersion, i.CUDA())
+		var runErr error
+		if out, runErr = gpurun.Run(dev, p); runErr != nil {
+			fmt.Fprintf(e.stdout, "run stopped: %v\n", runErr)
+		}
+		if o.out != "" {
+			if err := os.WriteFile(o.out, out, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "wrote the raw output (%d bytes) to %s\n", len(out), o.out)
+		}
+	case o.check != "":
+		if out, err = os.ReadFile(o.check); err != nil {
+			return err
+		}
+	default:
+		fmt.Fprintf(e.stdout, "%d descriptor probe cases (A of wgmma m64n16k16, f16; start relative to a 1024-aligned buffer):\n", len(p.Cases))
+		for _, c := range p.Cases {
+			v, _ := c.Desc.Encode()
+			alts := ""
+			for _, a := range c.Alternatives {
+				alts += "; tells apart: " + a.String()
+			}
+			fmt.Fprintf(e.stdout, "  %-22s 0x%016x %s-major %s%s\n", c.Name, v, c.Major, c.Desc.Swizzle(), alts)
+		}
+		fmt.Fprintln(e.stdout, "run on an H100: tcsim desc probe --run")
+		return nil
+	}
+	res, err := p.Check(out)
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, r := range res {
+		if !r.OK() {
+			bad++
+		}
+		fmt.Fprintln(e.stdout, r)
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d cases disagree with the footprint model", bad, len(res))
+	}
+	fmt.Fprintf(e.stdout, "all %d cases agree with the footprint model\n", len(res))
+	return nil
+}
+
+type descProbeFlags struct {
+	ptx, run   bool
+	device     int
+	out, check string
+}
+
+const descProbeHelp = `Asks an H100 which shared-memory bytes wgmma reads through a set of
+descriptors, and compares the answer with tcsim's footprint model (the one
+'tcsim desc --draw' draws). Each case runs wgmma m64n16k16 f16 with A read
+through the descriptor under test and B the identity, so D = A shows where
+every element of A came from. The cases cover every swizzle in both
+major-nesses, K advances inside a swizzle row, and base offsets other than
+the ISA's value (where the checker also says whether the hardware matched
+the other model: the swizzle phase taken from absolute address bits).
+
+Without flags it lists the cases. --ptx prints the kernel. --run runs it on
+GPU --device (an sm_90 GPU is needed) and checks the result; --out saves
+the raw output, which --check reads back later without a GPU.
+Exit status 1 when a case disagrees with the model.`
 
 // parseDescValue reads a descriptor value: 0x-prefixed hex (underscores
 // and apostrophes allowed), or decimal. Bare digits with a-f letters are

@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tcsim/tcsim/isa/desc"
 )
 
 func TestDescDecode(t *testing.T) {
@@ -161,4 +165,44 @@ func FuzzParseDescValue(f *testing.F) {
 		runCLI(t, "desc", s)
 		runCLI(t, "desc", "--idesc", "--kind", "mxf4", s)
 	})
+}
+
+func TestDescProbe(t *testing.T) {
+	code, out, _ := runCLI(t, "desc", "probe")
+	if code != 0 || !strings.Contains(out, "K-SW128-row1-base0") || !strings.Contains(out, "tcsim desc probe --run") {
+		t.Errorf("desc probe: %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "desc", "probe", "--ptx")
+	if code != 0 || !strings.Contains(out, "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16") {
+		t.Errorf("desc probe --ptx: %d\n%s", code, out)
+	}
+	p, err := desc.NewProbe(desc.DefaultProbeCases())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		model desc.ProbeModel
+		code  int
+		part  string
+	}{
+		{desc.ModelISA, 0, "all 17 cases agree"},
+		{desc.ModelAbsolute, 1, "matches absolute-address swizzle, base offset ignored"},
+	} {
+		sim, err := p.SimulateProbe(c.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(dir, "out.bin")
+		if err := os.WriteFile(f, sim, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := runCLI(t, "desc", "probe", "--check", f)
+		if code != c.code || !strings.Contains(out, c.part) {
+			t.Errorf("desc probe --check (%v): exit %d\n%s\n%s", c.model, code, out, errs)
+		}
+	}
+	if code, _, _ := runCLI(t, "desc", "probe", "--check", filepath.Join(dir, "missing")); code != 1 {
+		t.Errorf("missing file: exit %d", code)
+	}
 }
