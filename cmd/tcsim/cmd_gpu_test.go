@@ -107,7 +107,7 @@ func TestGPURunErrors(t *testing.T) {
 	}{
 		{[]string{"gpu", "run", "--grid", "1", "--block", "1"}, 2, "missing the PTX file"},
 		{[]string{"gpu", "run", saxpyPTX, "--block", "1"}, 2, "grid: missing (--grid X,Y,Z)"},
-		{[]string{"gpu", "run", saxpyPTX, "--grid", "1", "--block", "1", "--param", "u32"}, 2, `--param param "u32": want KIND:ARGS`},
+		{[]string{"gpu", "run", saxpyPTX, "--grid", "1", "--block", "1", "--param", "u32"}, 2, `--param "u32": want KIND:ARGS`},
 		{[]string{"gpu", "run", saxpyPTX, "--grid", "1", "--block", "1", "--param", "u32:1"}, 2,
 			"kernel saxpy takes 4 parameters (.param .u32 n, .param .f32 a, .param .u64 x, .param .u64 y); the launch gives 1"},
 		{[]string{"gpu", "run", saxpyPTX, "--grid", "1", "--block", "1", "--param", "u32:1", "--param", "f32:1", "--param", "u32:1", "--param", "buf:size=4"}, 2,
