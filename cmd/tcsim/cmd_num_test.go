@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNumCommands(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"num", "decode", "e4m3", "0x7e"}, 0, []string{"e4m3 0x7e = 0b0_1111_110", "exponent  1111 = 15, unbiased 15 - 7 = 8", "value     448 = +1.11×2^8"}},
+		{[]string{"num", "decode", "e4m3", "0x7f"}, 0, []string{"class     nan"}},
+		{[]string{"num", "decode", "tf32", "0x3f801fff"}, 0, []string{"ignored   bits 12..0 = 0x1fff", "value     1 "}},
+		{[]string{"num", "decode", "s8", "0x80"}, 0, []string{"value     -128"}},
+		{[]string{"num", "decode", "e4m3", "0x100"}, 1, nil},
+		{[]string{"num", "decode", "e9m9", "0"}, 2, nil},
+		{[]string{"num", "encode", "e4m3", "3.3", "--satfinite"}, 0, []string{"below     3.25  (0x45)", "above     3.5  (0x46)", "result    0x45 = 3.25  [inexact]"}},
+		{[]string{"num", "encode", "e2m1", "5", "--rn"}, 0, []string{"tie       the input is exactly halfway", "a tie, rounded down to the even neighbour", "result    0x6 = 4"}},
+		{[]string{"num", "encode", "e2m1", "5", "--rna"}, 0, []string{"result    0x7 = 6"}},
+		{[]string{"num", "encode", "f16", "1e6", "--rz"}, 0, []string{"result    0x7bff = 65504", "overflow"}},
+		{[]string{"num", "encode", "f16", "1", "--rn", "--rz"}, 2, nil},
+		{[]string{"num", "cvt", "cvt.rn.satfinite.e4m3x2.f32", "448", "-1e9"}, 0, []string{"lane a: f32 0x43e00000 = 448", "overflow: .satfinite gives MAX_NORM", "d = 0x7efe"}},
+		{[]string{"num", "cvt", "cvt.rn.f16x2.e4m3x2", "0x7e01"}, 0, []string{"d = 0x5f001800"}},
+		{[]string{"num", "cvt", "cvt.rn.satfinite.e2m1x2.f32", "1", "2"}, 0, []string{"not hardware-verified"}},
+		{[]string{"num", "cvt", "cvt.rn.f16.f32", "1", "2"}, 2, nil},
+		{[]string{"num", "cvt", "cvt.rm.relu.f16.f32", "1"}, 1, nil},
+		{[]string{"num", "table", "e2m1"}, 0, []string{"0x7   0_11_1  normal     6"}},
+		{[]string{"num", "table", "f16"}, 1, nil},
+		{[]string{"num", "formats"}, 0, []string{"e4m3", "448"}},
+		{[]string{"num", "forms", "e4m3x2"}, 0, []string{"cvt.rn.satfinite.e4m3x2.f32", "opcodes"}},
+		{[]string{"num", "forms", "--syntax", "tf32"}, 0, []string{"cvt.rna{.satfinite}.tf32.f32"}},
+		{[]string{"num", "probe", "ptx", "cvt.rn.f16x2.e4m3x2"}, 0, []string{".target sm_90a", "cvt.rn.f16x2.e4m3x2 %d, %x0;"}},
+	}
+	for _, tt := range tests {
+		code, out, errs := runCLI(t, tt.args...)
+		if code != tt.code {
+			t.Errorf("tcsim %v: exit %d, want %d\n%s%s", tt.args, code, tt.code, out, errs)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("tcsim %v: output lacks %q:\n%s", tt.args, w, out)
+			}
+		}
+	}
+}
+
+func TestNumProbeCheck(t *testing.T) {
+	code, out, errs := runCLI(t, "num", "probe", "check", "--filter", `^cvt\.rn\.satfinite\.e4m3x2\.`, "../../fixtures/numfmt/cvt_sm90a.rec.gz")
+	if code != 0 || !strings.Contains(out, "2 records replayed, 0 differ") {
+		t.Errorf("exit %d:\n%s%s", code, out, errs)
+	}
+}
