@@ -145,8 +145,8 @@ func checkLayout(l SmemLayout, ctx Context, fs *Findings) {
 		}
 		if match && !shifted {
 			fs.add(Warning, o.name, "offset-in-bytes",
-				"the field is %d (%#x), i.e. %d bytes; but %d is exactly the %s %s in bytes (%s). The field holds bytes >> 4: for %d bytes write %d (%#x)",
-				o.f, o.f, o.f<<4, o.f, strings.ToUpper(o.name), offsetRole(o.name), what, o.f, o.f>>4, o.f>>4)
+				"the field is %d (%#x), i.e. %d bytes; but %d is exactly the %s in bytes for %s. The field holds bytes >> 4: for %d bytes write %d (%#x)",
+				o.f, o.f, o.f<<4, o.f, strings.ToUpper(o.name), what, o.f, o.f>>4, o.f>>4)
 		}
 	}
 
