@@ -56,6 +56,7 @@ func ProbeVariants() []Variant {
 type Batch struct {
 	V       Variant
 	T       int
+	N       int // columns of D = rows of B (8 for the discovery batches)
 	A, B, C []byte
 }
 
@@ -68,9 +69,12 @@ type Problem struct {
 
 func accBytes(v Variant) int { return v.C.Bits / 8 }
 
-// NewBatch allocates a zeroed batch of T problems.
-func NewBatch(v Variant, t int) *Batch {
-	return &Batch{V: v, T: t, A: make([]byte, t*64*32), B: make([]byte, t*8*32), C: make([]byte, t*512*accBytes(v))}
+// NewBatch allocates a zeroed batch of T m64n8 problems.
+func NewBatch(v Variant, t int) *Batch { return NewBatchN(v, t, 8) }
+
+// NewBatchN allocates a zeroed batch of T m64nN problems.
+func NewBatchN(v Variant, t, n int) *Batch {
+	return &Batch{V: v, T: t, N: n, A: make([]byte, t*64*32), B: make([]byte, t*n*32), C: make([]byte, t*64*n*accBytes(v))}
 }
 
 // elemBits is the storage width of one A/B element.
@@ -110,11 +114,11 @@ func getElem(row []byte, bitsPer, k int) uint64 {
 func (b *Batch) ARow(p, m int) []byte { return b.A[(p*64+m)*32 : (p*64+m+1)*32] }
 
 // BRow returns row n of B in problem p.
-func (b *Batch) BRow(p, n int) []byte { return b.B[(p*8+n)*32 : (p*8+n+1)*32] }
+func (b *Batch) BRow(p, n int) []byte { return b.B[(p*b.N+n)*32 : (p*b.N+n+1)*32] }
 
 // CElem returns accumulator element (m, n) of problem p from buf (C or D).
 func (b *Batch) CElem(buf []byte, p, m, n int) uint64 {
-	i := (p*512 + m*8 + n) * accBytes(b.V)
+	i := ((p*64+m)*b.N + n) * accBytes(b.V)
 	if accBytes(b.V) == 2 {
 		return uint64(binary.LittleEndian.Uint16(buf[i:]))
 	}
@@ -122,7 +126,7 @@ func (b *Batch) CElem(buf []byte, p, m, n int) uint64 {
 }
 
 func (b *Batch) setC(p, m, n int, v uint64) {
-	i := (p*512 + m*8 + n) * accBytes(b.V)
+	i := ((p*64+m)*b.N + n) * accBytes(b.V)
 	if accBytes(b.V) == 2 {
 		binary.LittleEndian.PutUint16(b.C[i:], uint16(v))
 	} else {
@@ -160,12 +164,16 @@ type Evaluator interface {
 // Expected computes D for the whole batch with ev.
 func (b *Batch) Expected(ev Evaluator) []byte {
 	d := make([]byte, len(b.C))
+	if m, ok := ev.(*Model); ok {
+		b.expectedMatMul(m, d)
+		return d
+	}
 	for p := 0; p < b.T; p++ {
 		for m := 0; m < 64; m++ {
-			for n := 0; n < 8; n++ {
+			for n := 0; n < b.N; n++ {
 				a, bb := b.Operands(p, m, n)
 				v := ev.Dot(a, bb, b.CElem(b.C, p, m, n))
-				i := (p*512 + m*8 + n) * accBytes(b.V)
+				i := ((p*64+m)*b.N + n) * accBytes(b.V)
 				if accBytes(b.V) == 2 {
 					binary.LittleEndian.PutUint16(d[i:], uint16(v))
 				} else {
@@ -202,7 +210,7 @@ func (b *Batch) Random(from int, seed uint64) {
 				putElem(row, b.V.elemBits(), k, randElem(r, b.V.A, fill, k, m))
 			}
 		}
-		for n := 0; n < 8; n++ {
+		for n := 0; n < b.N; n++ {
 			row := b.BRow(p, n)
 			for k := 0; k < b.V.K; k++ {
 				v := randElem(r, b.V.B, fill, k, n)
@@ -227,7 +235,7 @@ func (b *Batch) Random(from int, seed uint64) {
 			}
 		}
 		for m := 0; m < 64; m++ {
-			for n := 0; n < 8; n++ {
+			for n := 0; n < b.N; n++ {
 				b.setC(p, m, n, randElem(r, b.V.C, fill, m, n))
 			}
 		}
@@ -349,4 +357,42 @@ func mustFormat(name string) *numfmt.Format {
 		panic(err) // the names above are constants
 	}
 	return f
+}
+
+// Matrices returns problem p's operands as MatMul takes them.
+func (b *Batch) Matrices(p int) (a, bb, c []uint64) {
+	K, w := b.V.K, b.V.elemBits()
+	a, bb, c = make([]uint64, 64*K), make([]uint64, b.N*K), make([]uint64, 64*b.N)
+	for m := 0; m < 64; m++ {
+		row := b.ARow(p, m)
+		for k := 0; k < K; k++ {
+			a[m*K+k] = getElem(row, w, k)
+		}
+		for n := 0; n < b.N; n++ {
+			c[m*b.N+n] = b.CElem(b.C, p, m, n)
+		}
+	}
+	for n := 0; n < b.N; n++ {
+		row := b.BRow(p, n)
+		for k := 0; k < K; k++ {
+			bb[n*K+k] = getElem(row, w, k)
+		}
+	}
+	return a, bb, c
+}
+
+func (b *Batch) expectedMatMul(m *Model, d []byte) {
+	w := accBytes(b.V)
+	for p := 0; p < b.T; p++ {
+		a, bb, c := b.Matrices(p)
+		out := m.MatMul(64, b.N, b.V.K, a, bb, c)
+		base := p * 64 * b.N * w
+		for i, v := range out {
+			if w == 2 {
+				binary.LittleEndian.PutUint16(d[base+2*i:], uint16(v))
+			} else {
+				binary.LittleEndian.PutUint32(d[base+4*i:], uint32(v))
+			}
+		}
+	}
 }

@@ -2,6 +2,7 @@ package datapath
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -53,7 +54,8 @@ func (t *Trace) String() string {
 				fmt.Fprintf(&b, "  %-4s %sInf\n", name, signStr(x.neg))
 				continue
 			}
-			fmt.Fprintf(&b, "  %-4s %s%#x × 2^%d  (exponent %d)", name, signStr(x.neg), x.sig, x.exp-x.frac, x.exp)
+			fmt.Fprintf(&b, "  %-4s %s%#x × 2^%d = %s%g  (exponent %d)", name, signStr(x.neg), x.sig, x.exp-x.frac,
+				signStr(x.neg), math.Ldexp(float64(x.sig), x.exp-x.frac), x.exp)
 			if i < len(g.Aligned) {
 				a := g.Aligned[i]
 				fmt.Fprintf(&b, "  → aligned %d", a.Value)
@@ -67,7 +69,7 @@ func (t *Trace) String() string {
 			fmt.Fprintf(&b, "  %s: result %#x\n", g.Special, g.Out)
 			continue
 		}
-		fmt.Fprintf(&b, "  anchor exponent %d; exact sum %d × 2^%d\n", g.MaxExp, g.Sum, g.MaxExp-m.FracBits)
+		fmt.Fprintf(&b, "  anchor exponent %d; exact sum of the aligned terms %d × 2^%d = %g\n", g.MaxExp, g.Sum, g.MaxExp-m.FracBits, math.Ldexp(float64(g.Sum), g.MaxExp-m.FracBits))
 		fmt.Fprintf(&b, "  normalised (%s) to %s: %#x\n", m.Out, m.C, g.Out)
 	}
 	return b.String()
