@@ -1,0 +1,267 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tcsim/tcsim/isa/ptx"
+)
+
+func init() {
+	register(&command{
+		name: "ptx", args: "SUBCOMMAND ...", summary: "PTX front end: check and format PTX files",
+		help: `Reads the PTX that nvcc emits for sm_90a and sm_100a kernels (and hand-written
+PTX): parses it, validates every instruction against tcsim's instruction catalog
+and prints it back in a normalised form. Run a subcommand.`,
+		run: func(e *env, _ any, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown ptx subcommand %q (see 'tcsim ptx --help')", args[0])
+			}
+			printCommandUsage(e.stdout, commands["ptx"], nil)
+			return nil
+		},
+	})
+	register(&command{
+		name: "ptx check", args: "FILE...", summary: "parse and validate PTX files and print every diagnostic",
+		help: `Parses and validates each FILE ("-" reads standard input) and prints every
+diagnostic as file:line:col: message (hint), followed by the source line and a
+caret under the offending token. Diagnostics marked "warning" are code that
+ptxas accepts but that is wrong or undefined at run time (a generic address in a
+32-bit register, a misaligned mbarrier ...).
+
+Checks: the module header (.version, .target, .address_size), declarations,
+labels and registers, and every instruction against the catalog: opcode,
+modifiers, operand count and kinds, register types, state spaces of symbols,
+the target architecture and PTX version, and the legal combinations of each
+family (wgmma shapes, types and immediates, tcgen05 shapes and counts, mbarrier
+operands, mma fragments, cp.async.bulk.tensor coordinates ...).
+
+Exit status: 0 when no file has a diagnostic, 1 otherwise.
+
+  tcsim ptx check gemm_sm90a.ptx
+  nvcc -arch=sm_100a -ptx k.cu -o - | tcsim ptx check -`,
+		setup: func(fs *flag.FlagSet) any {
+			o := &ptxCheckOpts{}
+			fs.BoolVar(&o.brief, "brief", false, "print only the file:line:col: message lines, without source excerpts")
+			return o
+		},
+		run: runPtxCheck,
+	})
+	register(&command{
+		name: "ptx fmt", args: "FILE", summary: "print a PTX file in normalised form",
+		help: `Parses FILE ("-" reads standard input) and prints it back as normalised PTX:
+one statement per line, tab indentation by block depth, operands separated by
+", ", integers in decimal (hexadecimal where they were written so), floats as
+0f/0d bit patterns, and comments dropped. Parsing the output gives the same
+syntax tree. Syntax errors are printed instead (exit status 1); fmt does not
+validate.`,
+		run: runPtxFmt,
+	})
+	register(&command{
+		name: "ptx opcodes", args: "[FILTER]", summary: "list the instruction catalog",
+		help: `Lists the opcodes tcsim's PTX front end knows, with their family, the oldest
+target that has them and the number of syntax forms. FILTER keeps opcodes or
+families that contain it.
+
+  tcsim ptx opcodes tcgen05`,
+		run: runPtxOpcodes,
+	})
+}
+
+type ptxCheckOpts struct{ brief bool }
+
+func readPTX(e *env, name string) ([]byte, error) {
+	if name == "-" {
+		return io.ReadAll(e.stdin)
+	}
+	return os.ReadFile(name)
+}
+
+func runPtxCheck(e *env, opts any, args []string) error {
+	o := opts.(*ptxCheckOpts)
+	if len(args) == 0 {
+		return usagef("ptx check needs at least one FILE")
+	}
+	nerr, nwarn := 0, 0
+	for _, name := range args {
+		src, err := readPTX(e, name)
+		if err != nil {
+			return fmt.Errorf("reading PTX: %w", err)
+		}
+		display := name
+		if name == "-" {
+			display = "<stdin>"
+		}
+		m, errs := ptx.Check(display, src)
+		if len(errs) == 0 {
+			fmt.Fprintf(e.stdout, "%s: ok (%s)\n", display, moduleSummary(m))
+			continue
+		}
+		lines := strings.Split(string(src), "\n")
+		for _, d := range errs {
+			if d.Warning {
+				nwarn++
+			} else {
+				nerr++
+			}
+			fmt.Fprintln(e.stdout, d.Error())
+			if !o.brief {
+				printExcerpt(e.stdout, lines, d.Pos.Line, d.Pos.Col)
+			}
+		}
+	}
+	if nerr+nwarn == 0 {
+		return nil
+	}
+	return errors.New(ptxPlural(nerr, "error") + ", " + ptxPlural(nwarn, "warning"))
+}
+
+func ptxPlural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// printExcerpt prints the source line and a caret under column col.
+func printExcerpt(w io.Writer, lines []string, line, col int32) {
+	if line < 1 || int(line) > len(lines) {
+		return
+	}
+	src := strings.TrimRight(lines[line-1], "\r")
+	var caret strings.Builder
+	for i := 0; i < int(col)-1 && i < len(src); i++ {
+		if src[i] == '\t' {
+			caret.WriteByte('\t')
+		} else {
+			caret.WriteByte(' ')
+		}
+	}
+	fmt.Fprintf(w, "\t%s\n\t%s^\n", src, caret.String())
+}
+
+// moduleSummary describes a valid module in a few words.
+func moduleSummary(m *ptx.Module) string {
+	funcs, kernels, insts := 0, 0, 0
+	families := map[string]int{}
+	for _, f := range m.Functions() {
+		if f.Body == nil {
+			continue
+		}
+		funcs++
+		if f.Entry {
+			kernels++
+		}
+		walkInstructions(f.Body, func(in *ptx.Instruction) {
+			insts++
+			if info := ptx.Lookup(in.Opcode); info != nil {
+				switch info.Family {
+				case "wgmma", "tcgen05", "mma", "mbarrier", "async-copy", "matrix":
+					families[info.Family]++
+				}
+			}
+		})
+	}
+	target := "no target"
+	if t := m.Target(); t != nil {
+		target = strings.Join(t.Targets, ", ")
+	}
+	s := fmt.Sprintf("%s, %s (%s), %s", target, ptxPlural(funcs, "function"), ptxPlural(kernels, "kernel"), ptxPlural(insts, "instruction"))
+	if len(families) > 0 {
+		var names []string
+		for f := range families {
+			names = append(names, f)
+		}
+		sort.Strings(names)
+		var parts []string
+		for _, f := range names {
+			parts = append(parts, fmt.Sprintf("%s %d", f, families[f]))
+		}
+		s += "; " + strings.Join(parts, ", ")
+	}
+	return s
+}
+
+func walkInstructions(b *ptx.Block, fn func(*ptx.Instruction)) {
+	for _, st := range b.Stmts {
+		switch st := st.(type) {
+		case *ptx.Instruction:
+			fn(st)
+		case *ptx.Block:
+			walkInstructions(st, fn)
+		}
+	}
+}
+
+func runPtxFmt(e *env, _ any, args []string) error {
+	if len(args) != 1 {
+		return usagef("ptx fmt takes one FILE")
+	}
+	src, err := readPTX(e, args[0])
+	if err != nil {
+		return fmt.Errorf("reading PTX: %w", err)
+	}
+	name := args[0]
+	if name == "-" {
+		name = "<stdin>"
+	}
+	m, err := ptx.ParseFile(name, src)
+	if err != nil {
+		var el ptx.ErrorList
+		if errors.As(err, &el) {
+			for _, d := range el {
+				fmt.Fprintln(e.stderr, d.Error())
+			}
+			return errors.New(ptxPlural(len(el), "syntax error"))
+		}
+		return err
+	}
+	return ptx.Fprint(e.stdout, m)
+}
+
+func runPtxOpcodes(e *env, _ any, args []string) error {
+	if len(args) > 1 {
+		return usagef("ptx opcodes takes at most one FILTER")
+	}
+	filter := ""
+	if len(args) == 1 {
+		filter = args[0]
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "OPCODE\tFAMILY\tTARGET\tFORMS")
+	n := 0
+	for _, op := range ptx.Opcodes() {
+		info := ptx.Lookup(op)
+		if filter != "" && !strings.Contains(op, filter) && !strings.Contains(info.Family, filter) {
+			continue
+		}
+		target := "any"
+		switch {
+		case info.ArchSpecific && len(info.Archs) > 0:
+			var names []string
+			for _, a := range info.Archs {
+				names = append(names, fmt.Sprintf("sm_%da", a))
+			}
+			target = strings.Join(names, "/")
+		case info.MinSM > 0:
+			target = fmt.Sprintf("sm_%d+", info.MinSM)
+		}
+		forms := fmt.Sprint(len(info.Forms))
+		if info.Loose {
+			forms = "unchecked"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", op, info.Family, target, forms)
+		n++
+	}
+	tw.Flush()
+	if n == 0 {
+		return fmt.Errorf("no opcode matches %q", filter)
+	}
+	return nil
+}
