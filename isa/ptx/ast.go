@@ -467,6 +467,7 @@ type InitList struct {
 	Elems []Expr
 }
 
+// Position returns where the node starts; see Node.
 func (n *VersionDirective) Position() Pos     { return n.Pos }
 func (n *TargetDirective) Position() Pos      { return n.Pos }
 func (n *AddressSizeDirective) Position() Pos { return n.Pos }

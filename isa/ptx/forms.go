@@ -142,6 +142,7 @@ type Form struct {
 	slots     []slot
 	ops       []opSpec
 	nTypes    int
+	hasCond   bool // some operand is conditional on a modifier
 }
 
 // modSets are the named modifier sets used by the forms.
@@ -250,7 +251,9 @@ func compileForm(mods, ops string) *Form {
 	}
 	if strings.TrimSpace(ops) != "" {
 		for _, part := range strings.Split(ops, ",") {
-			f.ops = append(f.ops, compileOp(strings.TrimSpace(part), f.nTypes > 0))
+			sp := compileOp(strings.TrimSpace(part), f.nTypes > 0)
+			f.hasCond = f.hasCond || sp.cond != nil
+			f.ops = append(f.ops, sp)
 		}
 	}
 	return f
@@ -331,6 +334,35 @@ type problem struct {
 	msg  string
 	hint string
 	warn bool // ptxas accepts it; it is wrong at run time
+}
+
+// fits reports whether the instruction's modifiers match the form. It is
+// matchMods without the messages, and allocates nothing.
+func (f *Form) fits(in *Instruction) bool {
+	var used uint64
+	if len(f.slots) > 64 {
+		_, probs := f.matchMods(in)
+		return len(probs) == 0
+	}
+	for _, m := range in.Mods {
+		ok := false
+		for j := range f.slots {
+			if used&(1<<j) == 0 && f.slots[j].accepts(m.Name) {
+				used |= 1 << j
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	for j := range f.slots {
+		if used&(1<<j) == 0 && !f.slots[j].opt {
+			return false
+		}
+	}
+	return true
 }
 
 // matchMods assigns the instruction's modifiers to the form's slots. It
@@ -422,6 +454,9 @@ func (f *Form) matchMods(in *Instruction) (assign []int, probs []problem) {
 // activeOps returns the operand specs that apply to the instruction, with
 // conditional operands resolved, and the number of optional ones to use.
 func (f *Form) activeOps(in *Instruction) []opSpec {
+	if !f.hasCond {
+		return f.ops
+	}
 	var out []opSpec
 	for _, sp := range f.ops {
 		if sp.cond != nil {
@@ -442,7 +477,7 @@ func (f *Form) activeOps(in *Instruction) []opSpec {
 
 // bindOps pairs operands with specs. It returns nil and a problem if the
 // count does not fit.
-func bindOps(in *Instruction, specs []opSpec) ([]*opSpec, *problem) {
+func bindOps(in *Instruction, specs []opSpec, buf []*opSpec) ([]*opSpec, *problem) {
 	required, optional, rest := 0, 0, false
 	for _, sp := range specs {
 		switch {
@@ -470,7 +505,12 @@ func bindOps(in *Instruction, specs []opSpec) ([]*opSpec, *problem) {
 		return nil, &problem{pos, fmt.Sprintf("%s takes %s operands, found %d", in.Name(), want, n), "operands: " + specNames(specs), false}
 	}
 	extra := n - required
-	out := make([]*opSpec, n)
+	out := buf[:0]
+	if cap(out) < n {
+		out = make([]*opSpec, n)
+	} else {
+		out = out[:n]
+	}
 	k := 0
 	for i := range specs {
 		sp := &specs[i]

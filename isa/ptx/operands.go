@@ -6,7 +6,8 @@ import "fmt"
 // and returns the problems.
 func (c *checker) checkOperands(in *Instruction, f *Form) []problem {
 	specs := f.activeOps(in)
-	bound, p := bindOps(in, specs)
+	var buf [16]*opSpec
+	bound, p := bindOps(in, specs, buf[:0])
 	if p != nil {
 		return []problem{*p}
 	}

@@ -29,6 +29,7 @@ func ParseString(filename, src string) (*Module, error) {
 // names are symbols (*Ident).
 func ParseInstruction(src string) (*Instruction, error) {
 	p := newParser("", src)
+	p.semiOptional = true
 	st := p.parseStmt()
 	if p.tok == SEMI {
 		p.next()
@@ -42,6 +43,35 @@ func ParseInstruction(src string) (*Instruction, error) {
 	}
 	return in, p.errs.Err()
 }
+
+// slab hands out nodes from chunks, so that a large module needs few
+// allocations. Nodes stay independent values; only their storage is
+// shared.
+type slab[T any] struct{ buf []T }
+
+func (s *slab[T]) alloc() *T {
+	if len(s.buf) == 0 {
+		s.buf = make([]T, 256)
+	}
+	x := &s.buf[0]
+	s.buf = s.buf[1:]
+	return x
+}
+
+func (p *parser) newReg(r Reg) *Reg {
+	x := p.regs.alloc()
+	*x = r
+	return x
+}
+
+func (p *parser) newImm(i Imm) *Imm {
+	x := p.imms.alloc()
+	*x = i
+	return x
+}
+
+func (p *parser) newInstruction() *Instruction { return p.insts.alloc() }
+func (p *parser) newAddress() *Address         { return p.addrs.alloc() }
 
 type scope struct {
 	regs   map[string]bool
@@ -64,11 +94,17 @@ type parser struct {
 	ptok   Token
 	plit   string
 
-	scopes    []scope
-	bareRegs  bool // treat every bare identifier operand as a register
-	inCall    bool // parsing call operands: '(' starts a list
-	depth     int  // nesting of blocks and expressions, to bound recursion
-	inSection bool // section data may name other sections (.b32 .debug_abbrev)
+	regs  slab[Reg]
+	imms  slab[Imm]
+	insts slab[Instruction]
+	addrs slab[Address]
+
+	scopes       []scope
+	bareRegs     bool // treat every bare identifier operand as a register
+	inCall       bool // parsing call operands: '(' starts a list
+	depth        int  // nesting of blocks and expressions, to bound recursion
+	inSection    bool // section data may name other sections (.b32 .debug_abbrev)
+	semiOptional bool // ParseInstruction: the final ';' may be left out
 }
 
 const maxDepth = 200
@@ -138,6 +174,9 @@ func (p *parser) expectSemi(what string) bool {
 		p.next()
 		return true
 	}
+	if p.tok == EOF && p.semiOptional {
+		return true
+	}
 	if p.pos.Line > p.prevLine && p.prevLine > 0 {
 		p.errorHint(Pos{p.prevLine, 0}.fix(p), "PTX statements end with ';'", "missing ';' after %s", what)
 		return true
@@ -145,6 +184,16 @@ func (p *parser) expectSemi(what string) bool {
 	p.errorf(p.pos, "expected ';' after %s, found %s", what, p.desc())
 	p.skipStmt()
 	return false
+}
+
+// expectSemiAfter is expectSemi for an instruction; the instruction's
+// name is only built for an error message.
+func (p *parser) expectSemiAfter(in *Instruction) bool {
+	if p.tok == SEMI {
+		p.next()
+		return true
+	}
+	return p.expectSemi(in.Name())
 }
 
 // fix turns a line-only position into one at column 1 of that line.
@@ -427,7 +476,12 @@ func (p *parser) parseSection() *Section {
 			dd := &DataDirective{Pos: pos, Type: LookupType(p.lit[1:])}
 			p.next()
 			for {
-				dd.Values = append(dd.Values, p.parseExpr())
+				e := p.parseExpr()
+				if e == nil {
+					p.next()
+					break
+				}
+				dd.Values = append(dd.Values, e)
 				if p.tok != COMMA {
 					break
 				}
@@ -686,7 +740,12 @@ func (p *parser) parseInit() Expr {
 			return l
 		}
 		for p.tok != RBRACE && p.tok != EOF && p.tok != SEMI {
-			l.Elems = append(l.Elems, p.parseInit())
+			e := p.parseInit()
+			if e == nil {
+				p.skipStmtKeepSemi()
+				return l
+			}
+			l.Elems = append(l.Elems, e)
 			if p.tok != COMMA {
 				break
 			}
@@ -910,7 +969,8 @@ func (p *parser) parseInstruction() Stmt {
 }
 
 func (p *parser) parseInstruction1() *Instruction {
-	in := &Instruction{Pos: p.pos}
+	in := p.newInstruction()
+	in.Pos = p.pos
 	if p.tok == AT {
 		gpos := p.pos
 		p.next()
@@ -924,7 +984,7 @@ func (p *parser) parseInstruction1() *Instruction {
 			p.skipStmt()
 			return nil
 		}
-		in.Guard = &Reg{Pos: gpos, Name: p.lit, Not: not}
+		in.Guard = p.newReg(Reg{Pos: gpos, Name: p.lit, Not: not})
 		p.next()
 	}
 	if p.tok != IDENT {
@@ -943,6 +1003,7 @@ func (p *parser) parseInstruction1() *Instruction {
 	p.next()
 	p.inCall = in.Opcode == "call"
 	if p.tok != SEMI && !(p.tok != EOF && p.pos.Line > opLine && !p.inCall && startsStatement(p)) {
+		in.Operands = make([]Expr, 0, 4)
 		for {
 			op := p.parseOperand()
 			if op == nil {
@@ -958,7 +1019,7 @@ func (p *parser) parseInstruction1() *Instruction {
 		}
 	}
 	p.inCall = false
-	if !p.expectSemi(in.Name()) {
+	if !p.expectSemiAfter(in) {
 		return nil
 	}
 	return in
@@ -1077,11 +1138,11 @@ func (p *parser) parseOperand1() Expr {
 			return l
 		}
 	case NOT:
-		if _, t, _ := p.peek(); t == IDENT {
+		if _, t, lit := p.peek(); t == IDENT && p.isReg(lit) {
 			p.next()
 			name := p.lit
 			p.next()
-			return &Reg{Pos: pos, Name: name, Not: true}
+			return p.newReg(Reg{Pos: pos, Name: name, Not: true})
 		}
 	case IDENT:
 		if p.lit == "_" {
@@ -1112,7 +1173,7 @@ func (p *parser) makeReg(pos Pos, lit string) *Reg {
 	if comp != "" && strings.IndexByte(comp, '.') >= 0 {
 		p.errorf(pos, "malformed register %q", lit)
 	}
-	return &Reg{Pos: pos, Name: base, Comp: comp}
+	return p.newReg(Reg{Pos: pos, Name: base, Comp: comp})
 }
 
 func (p *parser) parseVector() Expr {
@@ -1146,7 +1207,8 @@ func (p *parser) parseVector() Expr {
 }
 
 func (p *parser) parseAddress() Expr {
-	a := &Address{Pos: p.pos}
+	a := p.newAddress()
+	a.Pos = p.pos
 	p.next()
 	switch {
 	case p.tok == IDENT && p.isReg(p.lit):
@@ -1307,9 +1369,9 @@ func (p *parser) parseUnary() Expr {
 		}
 		hex := len(p.lit) > 1 && (p.lit[1] == 'x' || p.lit[1] == 'X')
 		p.next()
-		return &Imm{Pos: pos, Kind: ImmInt, Bits: v, Unsigned: unsigned, Hex: hex}
+		return p.newImm(Imm{Pos: pos, Kind: ImmInt, Bits: v, Unsigned: unsigned, Hex: hex})
 	case FLOAT:
-		imm := &Imm{Pos: pos}
+		imm := p.newImm(Imm{Pos: pos})
 		kind, bits, err := parseFloatLit(p.lit)
 		if err == errFloatRange {
 			p.errorf(pos, "%s: %v", p.lit, err)

@@ -82,8 +82,13 @@ func (l *ErrorList) Add(pos Position, msg, hint string) {
 	*l = append(*l, &Error{Pos: pos, Msg: msg, Hint: hint})
 }
 
-func (l ErrorList) Len() int      { return len(l) }
+// Len, Swap and Less implement sort.Interface, ordering by position.
+func (l ErrorList) Len() int { return len(l) }
+
+// Swap implements sort.Interface.
 func (l ErrorList) Swap(i, j int) { l[i], l[j] = l[j], l[i] }
+
+// Less implements sort.Interface: by file, line, column, then message.
 func (l ErrorList) Less(i, j int) bool {
 	a, b := l[i].Pos, l[j].Pos
 	if a.Filename != b.Filename {

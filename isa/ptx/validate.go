@@ -60,8 +60,7 @@ type symbol struct {
 
 type rangeSym struct {
 	count int
-	typ   Type
-	vec   int
+	sym   *symbol // shared by every register of the range
 }
 
 type vscope struct {
@@ -494,7 +493,7 @@ func (c *checker) declare(d *VarDecl) {
 			if _, dup := sc.ranges[v.Name]; dup {
 				c.errorf(v.Pos, "", "%s<..> redeclared in this scope", v.Name)
 			}
-			sc.ranges[v.Name] = rangeSym{count: v.Count, typ: d.Type, vec: d.Vec}
+			sc.ranges[v.Name] = rangeSym{count: v.Count, sym: &symbol{kind: symReg, space: SpaceReg, typ: d.Type, vec: d.Vec, pos: v.Pos, decl: d}}
 			continue
 		}
 		c.add(v.Name, &symbol{kind: kind, space: d.Space, typ: d.Type, vec: d.Vec, pos: v.Pos, decl: d})
@@ -511,7 +510,7 @@ func (c *checker) lookup(name string) *symbol {
 		if sc.ranges != nil {
 			if prefix, n, ok := splitRegNumber(name); ok {
 				if r, ok := sc.ranges[prefix]; ok && n < r.count {
-					return &symbol{kind: symReg, space: SpaceReg, typ: r.typ, vec: r.vec}
+					return r.sym
 				}
 			}
 		}
@@ -615,18 +614,20 @@ func (c *checker) checkInstruction(in *Instruction) {
 		probs []problem
 	}
 	var best *cand
-	var modOK []*Form
+	var okArr [8]*Form
+	modOK := okArr[:0]
 	for _, f := range info.Forms {
-		_, probs := f.matchMods(in)
-		if len(probs) == 0 {
+		if f.fits(in) {
 			modOK = append(modOK, f)
-			continue
-		}
-		if best == nil || len(probs) < len(best.probs) {
-			best = &cand{f, probs}
 		}
 	}
 	if len(modOK) == 0 {
+		for _, f := range info.Forms {
+			_, probs := f.matchMods(in)
+			if best == nil || len(probs) < len(best.probs) {
+				best = &cand{f, probs}
+			}
+		}
 		for _, p := range best.probs {
 			hint := p.hint
 			if hint == "" && len(info.Forms) <= 4 {
