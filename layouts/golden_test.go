@@ -73,7 +73,16 @@ func TestCuTeOracle(t *testing.T) {
 				fail("CuTe rejects it (%s); tcsim gives %v", msg, got)
 				continue
 			}
-			if cond, known := cuteConditions[msg]; known {
+			cond, known := cuteConditions[msg]
+			if strings.Contains(msg, "incomplete type") && strings.Contains(msg, "tuple_size") {
+				// CuTe asked for the modes of an integer: a rank mismatch.
+				cond, known = layouts.CondRank, true
+			}
+			if !known {
+				fail("CuTe's message %q is not mapped to a tcsim condition", msg)
+				continue
+			}
+			{
 				var ce *layouts.ConditionError
 				if !errors.As(err, &ce) || ce.Condition != cond {
 					fail("CuTe: %s; tcsim: %v (want condition %q)", msg, err, cond)
