@@ -16,6 +16,7 @@ type ConditionError struct {
 	Detail    string
 }
 
+// Error prints "op: condition violated: detail".
 func (e *ConditionError) Error() string {
 	if e.Detail == "" {
 		return fmt.Sprintf("%s: %s violated", e.Op, e.Condition)

@@ -33,6 +33,7 @@ type Error struct {
 	Parse bool
 }
 
+// Error prints "col N: message".
 func (e *Error) Error() string { return fmt.Sprintf("col %d: %s", e.Col, e.Msg) }
 
 // Unwrap returns the underlying error.

@@ -46,6 +46,7 @@ func (v Value) String() string {
 	return "_"
 }
 
+// String names the kind for error messages.
 func (k Kind) String() string {
 	return [...]string{"an integer tuple", "a layout", "a swizzle", "a tiler", "_"}[k]
 }
