@@ -11,6 +11,8 @@ import (
 )
 
 var fitDir = flag.String("fit", "", "directory with hardware outputs V.D of the discovery batches: score candidate models")
+var fitOnly = flag.String("fit.only", "", "with -fit: only variants whose name contains this")
+var fitJoins = flag.Bool("fit.joins", false, "with -fit: also try the accumulator joining after the products")
 
 // candidates spans the hypotheses for a float variant.
 func candidates(v Variant) []Model {
@@ -21,8 +23,14 @@ func candidates(v Variant) []Model {
 		fracs = []int{10, 11, 12, 13, 14, 15, 25}
 	}
 	groups := []int{0}
+	joins := []CJoin{CFused}
+	if *fitJoins {
+		joins = []CJoin{CFused, CExact, CRounded}
+		groups = []int{0, v.K / 2, v.K / 4}
+		fracs = []int{13, 23, 24, 25, 26}
+	}
 	for _, fb := range fracs {
-		for _, floor := range []bool{false, true} {
+		for _, floor := range []bool{false} {
 			for _, g := range groups {
 				for _, out2 := range []Rounding{RoundTowardZero, RoundNearestEven} {
 					for _, omb := range []int{0, 13} {
@@ -32,8 +40,24 @@ func candidates(v Variant) []Model {
 						for _, flushIn := range []bool{false} {
 							for _, flushOut := range []bool{false} {
 								for _, sat := range []bool{false, true} {
-									out = append(out, Model{A: v.A, B: v.B, C: v.C, FracBits: fb, Floor: floor, Group: g,
-										ZeroExp: -126, Out: out2, OutMantBits: omb, FlushInputs: flushIn, FlushOutput: flushOut, Saturate: sat, NaN: nan})
+									for _, join := range joins {
+										for _, cr := range []Rounding{RoundTowardZero, RoundNearestEven} {
+											if join != CRounded && cr == RoundNearestEven {
+												continue
+											}
+											base := Model{A: v.A, B: v.B, C: v.C, FracBits: fb, Floor: floor, Group: g,
+												ZeroExp: -126, Out: out2, OutMantBits: omb, FlushInputs: flushIn, FlushOutput: flushOut, Saturate: sat, NaN: nan,
+												CAfter: join, CAddRound: cr}
+											out = append(out, base)
+											if *fitJoins && join == CFused {
+												for _, cr2 := range []Rounding{RoundTowardZero, RoundNearestEven} {
+													h := base
+													h.HoldC, h.CAddRound = true, cr2
+													out = append(out, h)
+												}
+											}
+										}
+									}
 								}
 							}
 						}
@@ -46,8 +70,8 @@ func candidates(v Variant) []Model {
 }
 
 func describe(m Model) string {
-	return fmt.Sprintf("frac=%d floor=%v group=%d out=%v outMant=%d flushIn=%v flushOut=%v sat=%v",
-		m.FracBits, m.Floor, m.Group, m.Out, m.OutMantBits, m.FlushInputs, m.FlushOutput, m.Saturate)
+	return fmt.Sprintf("frac=%d group=%d out=%v outMant=%d sat=%v join=%d holdC=%v cadd=%v",
+		m.FracBits, m.Group, m.Out, m.OutMantBits, m.Saturate, m.CAfter, m.HoldC, m.CAddRound)
 }
 
 // mismatches counts differing outputs and names the targeted probes among them.
@@ -55,8 +79,8 @@ func mismatches(b *Batch, d []byte, ev Evaluator, names []string) (int, []string
 	n := 0
 	var bad []string
 	for p := 0; p < b.T; p++ {
-		for m := 0; m < 64; m++ {
-			for j := 0; j < 8; j++ {
+		for m := 0; m < b.M; m++ {
+			for j := 0; j < b.N; j++ {
 				a, bb := b.Operands(p, m, j)
 				got := b.CElem(d, p, m, j)
 				want := ev.Dot(a, bb, b.CElem(b.C, p, m, j))
@@ -79,7 +103,10 @@ func TestFitDiscovery(t *testing.T) {
 	if *fitDir == "" {
 		t.Skip("set -fit DIR (hardware outputs of the discovery batches)")
 	}
-	for _, v := range ProbeVariants() {
+	for _, v := range append(ProbeVariants(), MMAProbeVariants()...) {
+		if !strings.Contains(v.Name, *fitOnly) {
+			continue
+		}
 		d, err := os.ReadFile(filepath.Join(*fitDir, v.Name+".D"))
 		if err != nil {
 			t.Logf("%s: no hardware output", v.Name)
@@ -90,7 +117,7 @@ func TestFitDiscovery(t *testing.T) {
 		for _, p := range TargetedProblems(v) {
 			names = append(names, p.Name)
 		}
-		total := b.T * 512
+		total := b.T * b.M * b.N
 		if !v.A.IsFloat() {
 			ev := &IntModel{A: v.A, B: v.B, Saturate: v.Sat, B1: v.B1}
 			n, bad := mismatches(b, d, ev, names)
@@ -128,7 +155,7 @@ func TestDiagnose(t *testing.T) {
 	if *fitDir == "" || *diagVariant == "" {
 		t.Skip("set -fit DIR -diag VARIANT")
 	}
-	for _, v := range ProbeVariants() {
+	for _, v := range append(ProbeVariants(), MMAProbeVariants()...) {
 		if v.Name != *diagVariant {
 			continue
 		}
@@ -140,7 +167,7 @@ func TestDiagnose(t *testing.T) {
 		m := diagModel(v)
 		shown := 0
 		for p := 0; p < b.T && shown < 6; p++ {
-			for i := 0; i < 64 && shown < 6; i++ {
+			for i := 0; i < b.M && shown < 6; i++ {
 				for j := 0; j < 8 && shown < 6; j++ {
 					a, bb := b.Operands(p, i, j)
 					c := b.CElem(b.C, p, i, j)
@@ -156,7 +183,13 @@ func TestDiagnose(t *testing.T) {
 	}
 }
 
-func diagModel(v Variant) *Model { return Hopper(v.A, v.B, v.C) }
+func diagModel(v Variant) *Model {
+	m := Hopper(v.A, v.B, v.C)
+	if v.Family == "mma" && v.A.Bits == 8 {
+		m.FracBits, m.OutMantBits, m.CAfter, m.CAddRound = 25, 0, CRounded, RoundNearestEven
+	}
+	return m
+}
 
 func diagModelOld(v Variant) *Model {
 	nan, _ := v.C.CanonicalNaN()

@@ -81,7 +81,13 @@ func ParseInst(name string, tc TCOptions) (Inst, error) {
 		if !mmaShapeOK(m, n, k, g[6]) {
 			return in, fmt.Errorf("%s: m%dn%dk%d is not an mma.sync shape for .%s (m16n8k8/m16n8k16 for f16/bf16, m16n8k4/m16n8k8 for tf32, m16n8k16/m16n8k32 for 8-bit)", name, m, n, k, g[6])
 		}
-		in.Source, in.Note = NotHardwareVerified, "sm_90 mma.sync: assumes the wgmma datapath of the same types (not yet probed on the H100)"
+		ev, src := MMASync(in.A, in.B, in.C, in.Sat)
+		in.Eval, in.Source = ev, src
+		in.Note = "sm_90 mma.sync: the wgmma datapath (bit-exact on 2^20 dot products per type on the H100)"
+		if src == Approximate {
+			in.Note = "sm_90 mma.sync with FP8 inputs: products summed first and rounded toward zero, then C added with round-to-nearest; differs from the H100 by 1-2 ulps on about 3% of random inputs (fixtures/numerics)"
+		}
+		return in, nil
 	case reTC.MatchString(name):
 		g := reTC.FindStringSubmatch(name)
 		in.Family, in.M, in.N = "tcgen05.mma", tc.M, tc.N

@@ -16,6 +16,15 @@ type decoded struct {
 // MatMul computes D = A·B + C for an M×N×K problem with the model. It gives
 // the same bits as calling Dot per element, decoding every operand once.
 func (m *Model) MatMul(M, N, K int, a, b, c []uint64) []uint64 {
+	if m.HoldC || m.CAfter != CFused {
+		d := make([]uint64, M*N)
+		for i := 0; i < M; i++ {
+			for j := 0; j < N; j++ {
+				d[i*N+j] = m.dot(a[i*K:(i+1)*K], b[j*K:(j+1)*K], c[i*N+j], nil)
+			}
+		}
+		return d
+	}
 	da := make([]decoded, len(a))
 	db := make([]decoded, len(b))
 	for i, r := range a {
@@ -72,7 +81,7 @@ const zeroExp = -1 << 13
 // reports ok=false when a special value or another parameter set needs the
 // general path.
 func (m *Model) fastGroup(a, b []decoded, c uint64, fracAB int) (uint64, bool) {
-	if m.Floor || m.ZeroInAnchor {
+	if m.Floor || m.ZeroInAnchor || m.CAfter != CFused || m.HoldC {
 		return 0, false
 	}
 	ct := decode(m.C, c, m.ZeroExp, false)

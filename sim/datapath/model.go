@@ -71,7 +71,28 @@ type Model struct {
 	Saturate bool
 	// NaN is the bit pattern of every NaN result.
 	NaN uint64
+	// CAfter says how the accumulator joins: CFused (0) aligns it with the
+	// products in one step; CExact sums the products (aligned among
+	// themselves) and adds C exactly before the one rounding; CRounded
+	// rounds the product sum into the accumulator format first (with Out)
+	// and then adds C as an IEEE addition rounded with CAddRound.
+	CAfter    CJoin
+	CAddRound Rounding
+	// HoldC keeps the accumulator out of the product steps: the groups of
+	// products are accumulated from +0 with the fused datapath, and C is
+	// added to the result at the end as an IEEE addition (CAddRound).
+	HoldC bool
 }
+
+// CJoin is how the accumulator enters the sum (see Model.CAfter).
+type CJoin uint8
+
+// The ways C can join.
+const (
+	CFused CJoin = iota
+	CExact
+	CRounded
+)
 
 // term is one addend: (-1)^neg * sig * 2^(exp - frac). exp is the alignment
 // exponent: the exponent of the leading significand position.
@@ -143,6 +164,16 @@ func (m *Model) dot(a, b []uint64, c uint64, tr *Trace) uint64 {
 	if g <= 0 || g > k {
 		g = k
 	}
+	if m.HoldC {
+		inner := *m
+		inner.HoldC, inner.CAfter = false, CFused
+		var acc uint64 // +0
+		for start := 0; start < k; start += g {
+			end := min(start+g, k)
+			acc = inner.fused(a[start:end], b[start:end], acc, tr)
+		}
+		return m.addIEEE(acc, c)
+	}
 	acc := c
 	for start := 0; start < k; start += g {
 		end := min(start+g, k)
@@ -195,6 +226,9 @@ func (m *Model) fused(a, b []uint64, c uint64, tr *Trace) uint64 {
 	if posInf || negInf {
 		bits, _ := m.C.Inf(negInf)
 		return m.noteSpecial(tr, bits, "an infinite term makes the result infinite")
+	}
+	if m.CAfter != CFused {
+		return m.joinAfter(terms, tr)
 	}
 	// Align every term to the largest exponent, keep FracBits fraction bits.
 	emax := math.MinInt

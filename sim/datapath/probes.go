@@ -12,23 +12,36 @@ import (
 // Variant is one wgmma m64n8 instruction variant as the numerics probes run
 // it: every variant reads 32 bytes per row of A and B.
 type Variant struct {
-	Name    string // harness name, e.g. "f32.bf16.bf16" or "satfinite.s32.s8.s8"
+	Name    string // harness name, e.g. "f32.bf16.bf16" or "mma.f32.bf16.bf16"
+	Family  string // "wgmma" (m64nN, a warpgroup) or "mma" (mma.sync m16n8, one warp)
 	K       int
 	A, B, C *numfmt.Format
 	Sat     bool // .satfinite (integer variants)
 	B1      bool // .b1 .and.popc
 }
 
-// Inst is the full PTX instruction name of the variant at shape m64nN.
+// Inst is the full PTX instruction name of the variant (at shape m64nN for
+// wgmma; mma.sync is always m16n8).
 func (v Variant) Inst(n int) string {
+	if v.Family == "mma" {
+		return fmt.Sprintf("mma.sync.aligned.m16n8k%d.row.col.%s.%s.%s.%s", v.K, v.C.Name, v.A.Name, v.B.Name, v.C.Name)
+	}
 	return fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk%d.%s", n, v.K, v.Name)
+}
+
+// Rows is M: 64 for wgmma, 16 for mma.sync.
+func (v Variant) Rows() int {
+	if v.Family == "mma" {
+		return 16
+	}
+	return 64
 }
 
 // ProbeVariants lists the wgmma variants the numerics harness runs, in its order.
 func ProbeVariants() []Variant {
 	f := mustFormat
 	fv := func(name string, k int, c, a, b string) Variant {
-		return Variant{Name: name, K: k, A: f(a), B: f(b), C: f(c)}
+		return Variant{Name: name, Family: "wgmma", K: k, A: f(a), B: f(b), C: f(c)}
 	}
 	return []Variant{
 		fv("f32.f16.f16", 16, "f32", "f16", "f16"),
@@ -45,8 +58,30 @@ func ProbeVariants() []Variant {
 		fv("s32.u8.u8", 32, "s32", "u8", "u8"),
 		fv("s32.s8.u8", 32, "s32", "s8", "u8"),
 		fv("s32.u8.s8", 32, "s32", "u8", "s8"),
-		{Name: "satfinite.s32.s8.s8", K: 32, A: f("s8"), B: f("s8"), C: f("s32"), Sat: true},
-		{Name: "s32.b1.b1.and.popc", K: 256, A: f("b1"), B: f("b1"), C: f("s32"), B1: true},
+		{Name: "satfinite.s32.s8.s8", Family: "wgmma", K: 32, A: f("s8"), B: f("s8"), C: f("s32"), Sat: true},
+		{Name: "s32.b1.b1.and.popc", Family: "wgmma", K: 256, A: f("b1"), B: f("b1"), C: f("s32"), B1: true},
+	}
+}
+
+// MMAProbeVariants lists the mma.sync m16n8 variants the harness runs: the
+// shapes whose rows of A and B are 32 bytes (k16 for 16-bit types, k8 for
+// tf32, k32 for 8-bit types).
+func MMAProbeVariants() []Variant {
+	f := mustFormat
+	mv := func(k int, c, a, b string) Variant {
+		return Variant{Name: "mma." + c + "." + a + "." + b, Family: "mma", K: k, A: f(a), B: f(b), C: f(c)}
+	}
+	return []Variant{
+		mv(16, "f32", "f16", "f16"),
+		mv(16, "f32", "bf16", "bf16"),
+		mv(16, "f16", "f16", "f16"),
+		mv(8, "f32", "tf32", "tf32"),
+		mv(32, "f32", "e4m3", "e4m3"),
+		mv(32, "f32", "e5m2", "e4m3"),
+		mv(32, "f16", "e4m3", "e4m3"),
+		mv(32, "s32", "s8", "s8"),
+		mv(32, "s32", "u8", "s8"),
+		{Name: "mma.satfinite.s32.s8.s8", Family: "mma", K: 32, A: f("s8"), B: f("s8"), C: f("s32"), Sat: true},
 	}
 }
 
@@ -56,6 +91,7 @@ func ProbeVariants() []Variant {
 type Batch struct {
 	V       Variant
 	T       int
+	M       int // rows of A and D: 64 (wgmma) or 16 (mma.sync)
 	N       int // columns of D = rows of B (8 for the discovery batches)
 	A, B, C []byte
 }
@@ -74,7 +110,8 @@ func NewBatch(v Variant, t int) *Batch { return NewBatchN(v, t, 8) }
 
 // NewBatchN allocates a zeroed batch of T m64nN problems.
 func NewBatchN(v Variant, t, n int) *Batch {
-	return &Batch{V: v, T: t, N: n, A: make([]byte, t*64*32), B: make([]byte, t*n*32), C: make([]byte, t*64*n*accBytes(v))}
+	m := v.Rows()
+	return &Batch{V: v, T: t, M: m, N: n, A: make([]byte, t*m*32), B: make([]byte, t*n*32), C: make([]byte, t*m*n*accBytes(v))}
 }
 
 // elemBits is the storage width of one A/B element.
@@ -111,14 +148,14 @@ func getElem(row []byte, bitsPer, k int) uint64 {
 }
 
 // ARow and BRow return row slices of problem p.
-func (b *Batch) ARow(p, m int) []byte { return b.A[(p*64+m)*32 : (p*64+m+1)*32] }
+func (b *Batch) ARow(p, m int) []byte { return b.A[(p*b.M+m)*32 : (p*b.M+m+1)*32] }
 
 // BRow returns row n of B in problem p.
 func (b *Batch) BRow(p, n int) []byte { return b.B[(p*b.N+n)*32 : (p*b.N+n+1)*32] }
 
 // CElem returns accumulator element (m, n) of problem p from buf (C or D).
 func (b *Batch) CElem(buf []byte, p, m, n int) uint64 {
-	i := ((p*64+m)*b.N + n) * accBytes(b.V)
+	i := ((p*b.M+m)*b.N + n) * accBytes(b.V)
 	if accBytes(b.V) == 2 {
 		return uint64(binary.LittleEndian.Uint16(buf[i:]))
 	}
@@ -126,7 +163,7 @@ func (b *Batch) CElem(buf []byte, p, m, n int) uint64 {
 }
 
 func (b *Batch) setC(p, m, n int, v uint64) {
-	i := ((p*64+m)*b.N + n) * accBytes(b.V)
+	i := ((p*b.M+m)*b.N + n) * accBytes(b.V)
 	if accBytes(b.V) == 2 {
 		binary.LittleEndian.PutUint16(b.C[i:], uint16(v))
 	} else {
@@ -169,11 +206,11 @@ func (b *Batch) Expected(ev Evaluator) []byte {
 		return d
 	}
 	for p := 0; p < b.T; p++ {
-		for m := 0; m < 64; m++ {
+		for m := 0; m < b.M; m++ {
 			for n := 0; n < b.N; n++ {
 				a, bb := b.Operands(p, m, n)
 				v := ev.Dot(a, bb, b.CElem(b.C, p, m, n))
-				i := ((p*64+m)*b.N + n) * accBytes(b.V)
+				i := ((p*b.M+m)*b.N + n) * accBytes(b.V)
 				if accBytes(b.V) == 2 {
 					binary.LittleEndian.PutUint16(d[i:], uint16(v))
 				} else {
@@ -204,7 +241,7 @@ func (b *Batch) Random(from int, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, uint64(len(b.V.Name))))
 	for p := from; p < b.T; p++ {
 		fill := (p - from) % numFills
-		for m := 0; m < 64; m++ {
+		for m := 0; m < b.M; m++ {
 			row := b.ARow(p, m)
 			for k := 0; k < b.V.K; k++ {
 				putElem(row, b.V.elemBits(), k, randElem(r, b.V.A, fill, k, m))
@@ -227,14 +264,14 @@ func (b *Batch) Random(from int, seed uint64) {
 			}
 		}
 		if fill == FillCancel && b.V.A.IsFloat() {
-			for m := 0; m < 64; m++ {
+			for m := 0; m < b.M; m++ {
 				row := b.ARow(p, m)
 				for k := 1; k < b.V.K; k += 2 {
 					putElem(row, b.V.elemBits(), k, getElem(row, b.V.elemBits(), k-1))
 				}
 			}
 		}
-		for m := 0; m < 64; m++ {
+		for m := 0; m < b.M; m++ {
 			for n := 0; n < b.N; n++ {
 				b.setC(p, m, n, randElem(r, b.V.C, fill, m, n))
 			}
@@ -362,8 +399,8 @@ func mustFormat(name string) *numfmt.Format {
 // Matrices returns problem p's operands as MatMul takes them.
 func (b *Batch) Matrices(p int) (a, bb, c []uint64) {
 	K, w := b.V.K, b.V.elemBits()
-	a, bb, c = make([]uint64, 64*K), make([]uint64, b.N*K), make([]uint64, 64*b.N)
-	for m := 0; m < 64; m++ {
+	a, bb, c = make([]uint64, b.M*K), make([]uint64, b.N*K), make([]uint64, b.M*b.N)
+	for m := 0; m < b.M; m++ {
 		row := b.ARow(p, m)
 		for k := 0; k < K; k++ {
 			a[m*K+k] = getElem(row, w, k)
@@ -385,8 +422,8 @@ func (b *Batch) expectedMatMul(m *Model, d []byte) {
 	w := accBytes(b.V)
 	for p := 0; p < b.T; p++ {
 		a, bb, c := b.Matrices(p)
-		out := m.MatMul(64, b.N, b.V.K, a, bb, c)
-		base := p * 64 * b.N * w
+		out := m.MatMul(b.M, b.N, b.V.K, a, bb, c)
+		base := p * b.M * b.N * w
 		for i, v := range out {
 			if w == 2 {
 				binary.LittleEndian.PutUint16(d[base+2*i:], uint16(v))

