@@ -96,24 +96,34 @@ func crd2idx(crd, shape, stride IntTuple) (int, error) {
 }
 
 func crd2idxInt(c int, shape, stride IntTuple) int {
-	if shape.IsInt() {
-		return c * stride.v
-	}
-	n := len(shape.modes)
-	if n == 0 {
-		return 0
+	return evalLeaves(&c, &shape, &stride, true)
+}
+
+// evalLeaves is CuTe's crd2idx for an integer coordinate, done in one pass
+// over the leaves: every leaf but the last takes c % extent and passes
+// c / extent on (C++ division), and the last leaf takes what is left. This
+// equals CuTe's mode-by-mode recursion, without recomputing mode sizes.
+func evalLeaves(c *int, shape, stride *IntTuple, last bool) int {
+	if shape.leaf {
+		if last {
+			return *c * stride.v
+		}
+		s := shape.v
+		if s == 0 {
+			// A zero extent (a division by zero in CuTe): nothing is left.
+			*c = 0
+			return 0
+		}
+		v := (*c % s) * stride.v
+		*c /= s
+		return v
 	}
 	sum := 0
-	for i := 0; i < n-1; i++ {
-		// C++ division and remainder, as CuTe's divmod.
-		s := shape.modes[i].Product()
-		if s == 0 {
-			return sum
-		}
-		sum += crd2idxInt(c%s, shape.modes[i], stride.modes[i])
-		c /= s
+	n := len(shape.modes)
+	for i := 0; i < n; i++ {
+		sum += evalLeaves(c, &shape.modes[i], &stride.modes[i], last && i == n-1)
 	}
-	return sum + crd2idxInt(c, shape.modes[n-1], stride.modes[n-1])
+	return sum
 }
 
 // Idx2Crd converts a linear index into the natural (hierarchical)
