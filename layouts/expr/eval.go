@@ -133,7 +133,7 @@ func (e *evaluator) evalChain(n *node) (Value, error) {
 	}
 	acc := vals[0]
 	for i := 1; i < len(vals); i++ {
-		v, err := composeValues(e, n.args[i-1], acc, n.args[i], vals[i])
+		v, err := composeValues(e, n.args[i-1].pos, n.args[i-1], acc, n.args[i], vals[i])
 		if err != nil {
 			return Value{}, e.errAt(n.args[i].pos, err)
 		}

@@ -149,7 +149,8 @@ func rangeOp(f func(layouts.Layout, int, int) (layouts.Layout, error)) func(*cal
 	})
 }
 
-func composeValues(e *evaluator, an *node, a Value, bn *node, b Value) (Value, error) {
+// composeValues composes a and b; at is where notes about the result point.
+func composeValues(e *evaluator, at int, an *node, a Value, bn *node, b Value) (Value, error) {
 	switch {
 	case a.Kind == KindSwizzle:
 		l, err := e.plain(bn, b)
@@ -168,7 +169,7 @@ func composeValues(e *evaluator, an *node, a Value, bn *node, b Value) (Value, e
 	case b.Kind == KindLayout:
 		r, err := layouts.ComposeAny(a.Layout, b.Layout)
 		if err == nil && !a.Layout.Composed && !b.Layout.Composed {
-			e.checkComposition(an.pos, a.Layout.L, b.Layout.L, r.L)
+			e.checkComposition(at, a.Layout.L, b.Layout.L, r.L)
 		}
 		return layoutVal(r), err
 	}
@@ -195,7 +196,7 @@ func fnComposition(c *call) (Value, error) {
 		}
 		return layoutVal(layouts.ComposeSwizzle(c.args[0].Swizzle, off, l)), nil
 	}
-	return composeValues(c.e, c.n.args[0], c.args[0], c.n.args[1], c.args[1])
+	return composeValues(c.e, c.n.pos, c.n.args[0], c.args[0], c.n.args[1], c.args[1])
 }
 
 func fnComplement(c *call) (Value, error) {
