@@ -27,8 +27,8 @@ func init() {
 		"right_inverse": {1, 1, false, "(L)", "R with L(R(i)) == i on the largest contiguous part of L", fnRightInverse},
 		"left_inverse":  {1, 1, false, "(L)", "R with R(L(i)) == i for injective L", fnLeftInverse},
 		"coalesce": {1, 2, false, "(L [, profile])",
-			"simplest layout with the same values (by mode when a profile such as (1,1) is given)",
-			inner2(layouts.Coalesce, layouts.CoalesceProfile)},
+			"simplest layout with the same values (by mode when a profile such as (1,1) is given); of a shape, its size",
+			fnCoalesce},
 		"filter": {1, 2, false, "(L [, profile])", "coalesce after removing stride-0 and size-1 modes",
 			inner2(layouts.Filter, layouts.FilterProfile)},
 		"filter_zeros": {1, 1, false, "(L)", "give every stride-0 mode extent 1",
@@ -462,4 +462,12 @@ func tupleOp(f func(a, b layouts.IntTuple) (layouts.IntTuple, error)) func(*call
 		r, err := f(a, b)
 		return tupleVal(r), err
 	}
+}
+
+func fnCoalesce(c *call) (Value, error) {
+	if len(c.args) == 1 && c.args[0].Kind == KindTuple {
+		// CuTe's coalesce(Shape) with static extents multiplies them all.
+		return intVal(c.args[0].Tuple.Product()), nil
+	}
+	return inner2(layouts.Coalesce, layouts.CoalesceProfile)(c)
 }
