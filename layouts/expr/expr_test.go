@@ -164,7 +164,8 @@ func TestEvalNotes(t *testing.T) {
 func TestShapeAsLayout(t *testing.T) {
 	for src, want := range map[string]string{
 		"logical_divide((16,8), (4,2))":   "((4,4),(2,4)):((1,4),(16,32))",
-		"coalesce((4,(1,2)))":             "8:1",
+		"coalesce((4,(1,2)))":             "8",
+		"coalesce((4,(1,2)):(1,(0,4)))":   "8:1",
 		"blocked_product((2,2), (3,1))":   "((2,3),(2,1)):((1,4),(2,0))",
 		"composition((4,2):(1,4), (2,2))": "(2,2):(1,4)",
 	} {
