@@ -41,20 +41,34 @@ func (t *Trace) String() string {
 		if len(t.Groups) > 1 {
 			fmt.Fprintf(&b, "step %d:\n", gi+1)
 		}
-		for i, x := range g.Terms {
+		for i := 0; i < len(g.Terms); i++ {
+			x := g.Terms[i]
 			name := "c"
 			if i > 0 {
 				name = fmt.Sprintf("p%d", i-1)
 			}
-			switch {
-			case x.nan:
-				fmt.Fprintf(&b, "  %-4s NaN\n", name)
-				continue
-			case x.inf:
-				fmt.Fprintf(&b, "  %-4s %sInf\n", name, signStr(x.neg))
+			if x.sig == 0 && !x.nan && !x.inf {
+				// Collapse a run of zero terms into one line.
+				j := i
+				for j+1 < len(g.Terms) && g.Terms[j+1].sig == 0 && !g.Terms[j+1].nan && !g.Terms[j+1].inf {
+					j++
+				}
+				if j > i {
+					name = fmt.Sprintf("%s..p%d", name, j-1)
+				}
+				fmt.Fprintf(&b, "  %-8s 0  (zero: takes no part in choosing the anchor)\n", name)
+				i = j
 				continue
 			}
-			fmt.Fprintf(&b, "  %-4s %s%#x × 2^%d = %s%g  (exponent %d)", name, signStr(x.neg), x.sig, x.exp-x.frac,
+			switch {
+			case x.nan:
+				fmt.Fprintf(&b, "  %-8s NaN\n", name)
+				continue
+			case x.inf:
+				fmt.Fprintf(&b, "  %-8s %sInf\n", name, signStr(x.neg))
+				continue
+			}
+			fmt.Fprintf(&b, "  %-8s %s%#x × 2^%d = %s%g  (exponent %d)", name, signStr(x.neg), x.sig, x.exp-x.frac,
 				signStr(x.neg), math.Ldexp(float64(x.sig), x.exp-x.frac), x.exp)
 			if i < len(g.Aligned) {
 				a := g.Aligned[i]
