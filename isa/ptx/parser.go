@@ -1002,7 +1002,7 @@ func (p *parser) parseInstruction1() *Instruction {
 	opLine := p.pos.Line
 	p.next()
 	p.inCall = in.Opcode == "call"
-	if p.tok != SEMI && !(p.tok != EOF && p.pos.Line > opLine && !p.inCall && startsStatement(p)) {
+	if p.tok != SEMI && p.tok != EOF && !(p.pos.Line > opLine && !p.inCall && startsStatement(p)) {
 		in.Operands = make([]Expr, 0, 4)
 		for {
 			op := p.parseOperand()
@@ -1314,10 +1314,13 @@ func (p *parser) parseBinary(prec int) Expr {
 		if oprec < prec {
 			return x
 		}
+		switch x.(type) {
+		case *Reg, *Sink:
+			// Registers take no part in constant expressions; a '|'
+			// after one separates a predicate pair.
+			return x
+		}
 		if op == OR {
-			if _, isReg := x.(*Reg); isReg {
-				return x
-			}
 			if _, isImm := x.(*Imm); !isImm {
 				return x
 			}
@@ -1388,6 +1391,9 @@ func (p *parser) parseUnary() Expr {
 	case IDENT:
 		name := p.lit
 		p.next()
+		if name == "_" {
+			return &Sink{Pos: pos}
+		}
 		if name == "generic" && p.tok == LPAREN {
 			p.next()
 			id := &Ident{Pos: pos, Generic: true}
