@@ -129,21 +129,29 @@ func ptxPlural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// printExcerpt prints the source line and a caret under column col.
+// printExcerpt prints the source line, with tabs expanded to stops of 4,
+// and a caret under column col.
 func printExcerpt(w io.Writer, lines []string, line, col int32) {
 	if line < 1 || int(line) > len(lines) {
 		return
 	}
 	src := strings.TrimRight(lines[line-1], "\r")
-	var caret strings.Builder
-	for i := 0; i < int(col)-1 && i < len(src); i++ {
+	var text strings.Builder
+	caretAt := -1
+	for i := 0; i < len(src); i++ {
+		if i == int(col)-1 {
+			caretAt = text.Len()
+		}
 		if src[i] == '\t' {
-			caret.WriteByte('\t')
+			text.WriteString(strings.Repeat(" ", 4-text.Len()%4))
 		} else {
-			caret.WriteByte(' ')
+			text.WriteByte(src[i])
 		}
 	}
-	fmt.Fprintf(w, "\t%s\n\t%s^\n", src, caret.String())
+	if caretAt < 0 {
+		caretAt = text.Len()
+	}
+	fmt.Fprintf(w, "    %s\n    %s^\n", text.String(), strings.Repeat(" ", caretAt))
 }
 
 // moduleSummary describes a valid module in a few words.

@@ -57,8 +57,8 @@ func TestPtxCheck(t *testing.T) {
 	}
 	for _, want := range []string{
 		"bad.ptx:9:31: wgmma.mma_async.sync.aligned.m64n12k16.f32.f16.f16: wgmma m64n12k16: N must be a multiple of 8 from 8 to 256 for .f16",
-		"\twgmma.mma_async.sync.aligned.m64n12k16.f32.f16.f16 {%f1",
-		"\t                             ^\n",
+		"\n        wgmma.mma_async.sync.aligned.m64n12k16.f32.f16.f16 {%f1",
+		"\n                                     ^\n",
 		"bad.ptx:10:31: undeclared register %p1 (declare it with .reg)",
 		"bad.ptx:10:37: warning: mbarrier.try_wait.parity.b64: addr: generic address in 32-bit register %r1",
 	} {

@@ -145,3 +145,29 @@ func TestErrorFormat(t *testing.T) {
 		t.Errorf("ErrorList.Error() = %q", got)
 	}
 }
+
+// TestExampleFile pins the diagnostics of the README's example file.
+func TestExampleFile(t *testing.T) {
+	const f = "testdata/examples/gemm_mistakes.ptx"
+	src, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errs := Check(f, src)
+	want := []string{
+		"16:38: warning: mbarrier.try_wait.parity.b64: addr: generic address in 32-bit register %r1",
+		"18:31: wgmma.mma_async.sync.aligned.m64n12k16.f32.bf16.bf16: wgmma m64n12k16: N must be a multiple of 8 from 8 to 256 for .bf16",
+		"19:117: wgmma.mma_async.sync.aligned.m64n16k8.f32.tf32.tf32: imm-trans-a/imm-trans-b are only allowed for .f16/.bf16",
+		"20:112: wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16: imm-scale-a must be 1 or -1, found 2",
+		"23:20: ld.global.v4.f32: d has 2 elements; .v4 needs 4",
+		"23:33: undeclared register %rd4 (%rd<4> declares %rd0 to %rd3; %rd4 needs %rd<5>)",
+	}
+	if len(errs) != len(want) {
+		t.Fatalf("got %d diagnostics, want %d:\n%v", len(errs), len(want), errs)
+	}
+	for i, w := range want {
+		if !strings.Contains(errs[i].Error(), f+":"+w) {
+			t.Errorf("diagnostic %d:\n got  %s\n want %s:%s...", i, errs[i], f, w)
+		}
+	}
+}

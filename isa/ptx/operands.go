@@ -433,7 +433,7 @@ func (c *checker) checkAddress(in *Instruction, sp *opSpec, a *Address, probs *[
 		case bits != 32 && bits != 64:
 			addProb(probs, b.Pos, "", "%s: address register %s is .%s, want 32 or 64 bits", sp.name, b.Name, t)
 		case check && !tmem && space == SpaceNone && c.addrSize == 64 && bits == 32 && in.Opcode != "call":
-			*probs = append(*probs, problem{b.Pos, fmt.Sprintf("%s: generic address in 32-bit register %s: ptxas zero-extends it, so a shared-memory offset becomes a wrong 64-bit address", sp.name, b.Name),
+			*probs = append(*probs, problem{b.Pos, fmt.Sprintf("%s: generic address in 32-bit register %s: ptxas accepts it, but generic addresses are 64-bit and a 32-bit shared-memory offset is not one", sp.name, b.Name),
 				"add a state space such as .shared::cta, or convert with cvta", true})
 		}
 	case *Ident:
