@@ -16,7 +16,7 @@ type decoded struct {
 // MatMul computes D = A·B + C for an M×N×K problem with the model. It gives
 // the same bits as calling Dot per element, decoding every operand once.
 func (m *Model) MatMul(M, N, K int, a, b, c []uint64) []uint64 {
-	if m.HoldC || m.CAfter != CFused {
+	if m.CAfter != CFused {
 		d := make([]uint64, M*N)
 		for i := 0; i < M; i++ {
 			for j := 0; j < N; j++ {
@@ -24,6 +24,15 @@ func (m *Model) MatMul(M, N, K int, a, b, c []uint64) []uint64 {
 			}
 		}
 		return d
+	}
+	if len(m.KOrder) == K { // take the products in step order
+		a, b = permuteRows(a, K, m.KOrder), permuteRows(b, K, m.KOrder)
+	}
+	inner := m
+	if m.HoldC {
+		x := *m
+		x.HoldC, x.KOrder = false, nil
+		inner = &x
 	}
 	da := make([]decoded, len(a))
 	db := make([]decoded, len(b))
@@ -44,18 +53,35 @@ func (m *Model) MatMul(M, N, K int, a, b, c []uint64) []uint64 {
 		for j := 0; j < N; j++ {
 			br := db[j*K : (j+1)*K]
 			acc := c[i*N+j]
+			if m.HoldC {
+				acc = 0
+			}
 			for s := 0; s < K; s += g {
 				e := min(s+g, K)
-				if r, ok := m.fastGroup(ar[s:e], br[s:e], acc, fracAB); ok {
+				if r, ok := inner.fastGroup(ar[s:e], br[s:e], acc, fracAB); ok {
 					acc = r
 				} else {
-					acc = m.fused(a[i*K+s:i*K+e], b[j*K+s:j*K+e], acc, nil)
+					acc = inner.fused(a[i*K+s:i*K+e], b[j*K+s:j*K+e], acc, nil)
 				}
+			}
+			if m.HoldC {
+				acc = m.addIEEE(acc, c[i*N+j])
 			}
 			d[i*N+j] = acc
 		}
 	}
 	return d
+}
+
+// permuteRows reorders the K elements of every row of x by ord.
+func permuteRows(x []uint64, K int, ord []int) []uint64 {
+	out := make([]uint64, len(x))
+	for r := 0; r+K <= len(x); r += K {
+		for i, k := range ord {
+			out[r+i] = x[r+k]
+		}
+	}
+	return out
 }
 
 func toDecoded(t term) decoded {

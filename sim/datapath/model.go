@@ -82,6 +82,13 @@ type Model struct {
 	// products are accumulated from +0 with the fused datapath, and C is
 	// added to the result at the end as an IEEE addition (CAddRound).
 	HoldC bool
+	// KOrder, when it has one entry per product (K entries), is the order in
+	// which the products enter the steps: with Group g, step i takes
+	// products KOrder[i*g:(i+1)*g]. Without it (or with another length) the
+	// steps take the products in k order. sm_90 mma.sync with FP8 inputs
+	// (MMASyncFP8) needs it: the FP8 bytes are unpacked into f16 pairs, and
+	// the first k16 step takes the pairs k mod 4 in {0, 1}.
+	KOrder []int
 }
 
 // CJoin is how the accumulator enters the sum (see Model.CAfter).
@@ -164,6 +171,9 @@ func (m *Model) dot(a, b []uint64, c uint64, tr *Trace) uint64 {
 	if g <= 0 || g > k {
 		g = k
 	}
+	if len(m.KOrder) == k {
+		a, b = permute(a, m.KOrder), permute(b, m.KOrder)
+	}
 	if m.HoldC {
 		inner := *m
 		inner.HoldC, inner.CAfter = false, CFused
@@ -171,8 +181,16 @@ func (m *Model) dot(a, b []uint64, c uint64, tr *Trace) uint64 {
 		for start := 0; start < k; start += g {
 			end := min(start+g, k)
 			acc = inner.fused(a[start:end], b[start:end], acc, tr)
+			if tr != nil && len(m.KOrder) == k {
+				tr.Groups[len(tr.Groups)-1].K = m.KOrder[start:end]
+			}
 		}
-		return m.addIEEE(acc, c)
+		out := m.addIEEE(acc, c)
+		if tr != nil {
+			tr.Groups = append(tr.Groups, GroupTrace{Out: out, Special: fmt.Sprintf(
+				"the accumulator c = %#x joins last, as an IEEE addition (%v) to the product sum %#x", c, m.CAddRound, acc)})
+		}
+		return out
 	}
 	acc := c
 	for start := 0; start < k; start += g {
@@ -180,6 +198,15 @@ func (m *Model) dot(a, b []uint64, c uint64, tr *Trace) uint64 {
 		acc = m.fused(a[start:end], b[start:end], acc, tr)
 	}
 	return acc
+}
+
+// permute returns x in the order ord.
+func permute(x []uint64, ord []int) []uint64 {
+	out := make([]uint64, len(ord))
+	for i, k := range ord {
+		out[i] = x[k]
+	}
+	return out
 }
 
 // fused sums one group of products and the accumulator in one step.
@@ -373,6 +400,13 @@ func (m *Model) Validate() error {
 		return fmt.Errorf("datapath model: %s×%s+%s is not a floating-point MMA", m.A, m.B, m.C)
 	case m.FracBits < 0 || m.FracBits > 40:
 		return fmt.Errorf("datapath model: FracBits %d must be in [0, 40]", m.FracBits)
+	}
+	seen := make([]bool, len(m.KOrder))
+	for i, k := range m.KOrder {
+		if k < 0 || k >= len(m.KOrder) || seen[k] {
+			return fmt.Errorf("datapath model: KOrder[%d] = %d: KOrder must be a permutation of 0..%d", i, k, len(m.KOrder)-1)
+		}
+		seen[k] = true
 	}
 	return nil
 }

@@ -54,28 +54,52 @@ func HopperInt(a, b *numfmt.Format, satfinite bool) *IntModel {
 	return &IntModel{A: a, B: b, Saturate: satfinite, B1: a.Kind == numfmt.BitKind}
 }
 
-// MMASyncFP8 is the best model found so far for sm_90 mma.sync with FP8
-// inputs (m16n8k32 e4m3/e5m2). Unlike wgmma, the accumulator is not part of
-// the aligned sum: the products are summed with 25 fraction bits, the sum is
-// rounded toward zero into the accumulator format, and C is added with an
-// IEEE round-to-nearest-even addition. It reproduces every targeted probe but
-// differs from the H100 on about 3% of random inputs by one or two ulps, so
-// it is Approximate.
+// MMASyncFP8 is the sm_90 mma.sync datapath for FP8 inputs (m16n8k32
+// e4m3/e5m2), as the H100 computes it. sm_90 has no FP8 mma.sync in
+// hardware: ptxas unpacks each FP8 register (four k values) into two f16
+// pairs and runs two f16 k16 tensor-core steps (the wgmma/HMMA datapath:
+// products fused with 25 fraction bits, truncated toward zero):
+//
+//   - step 1 takes the products k mod 4 in {0, 1} (the low byte pair of
+//     every register) and starts from +0, not from C;
+//   - its result, normalised to the accumulator format (toward zero for
+//     f32, to nearest even for f16), is step 2's accumulator, fused with
+//     the products k mod 4 in {2, 3};
+//   - C is added last, as an IEEE addition rounded to nearest even.
+//
+// FP8 values convert to f16 exactly, so the products are those of the
+// FP8 inputs; there is no 13-bit (e8m13) truncation as in wgmma.
 func MMASyncFP8(a, b, c *numfmt.Format) *Model {
 	m := Hopper(a, b, c)
-	m.FracBits, m.OutMantBits, m.CAfter, m.CAddRound = 25, 0, CRounded, RoundNearestEven
+	m.FracBits, m.OutMantBits = 25, 0
+	m.Group, m.HoldC, m.CAddRound, m.KOrder = 16, true, RoundNearestEven, mmaSyncFP8Order()
 	return m
 }
 
+// mmaSyncFP8Order is the order in which emulated FP8 mma.sync m16n8k32
+// takes its products: the pairs k mod 4 in {0, 1}, then k mod 4 in {2, 3}.
+func mmaSyncFP8Order() []int {
+	var lo, hi []int
+	for k := 0; k < 32; k++ {
+		if k%4 < 2 {
+			lo = append(lo, k)
+		} else {
+			hi = append(hi, k)
+		}
+	}
+	return append(lo, hi...)
+}
+
 // MMASync returns the sm_90 mma.sync datapath and how far it is verified:
-// f16, bf16, tf32 and integer inputs share the wgmma datapath (bit-exact on
-// the H100 campaign); FP8 inputs use MMASyncFP8 (approximate).
+// f16, bf16, tf32 and integer inputs share the wgmma datapath, FP8 inputs
+// use MMASyncFP8 (two f16 k16 steps, then C); both are bit-exact on the
+// H100 campaigns (fixtures/numerics).
 func MMASync(a, b, c *numfmt.Format, satfinite bool) (Evaluator, Source) {
 	switch {
 	case !a.IsFloat():
 		return HopperInt(a, b, satfinite), HardwareVerified
 	case a.Bits == 8:
-		return MMASyncFP8(a, b, c), Approximate
+		return MMASyncFP8(a, b, c), HardwareVerified
 	}
 	return Hopper(a, b, c), HardwareVerified
 }

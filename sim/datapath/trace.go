@@ -20,6 +20,18 @@ type GroupTrace struct {
 	Sum     int64         // the exact sum of the aligned terms, in units of 2^(MaxExp-FracBits)
 	Special string        // set when NaN or Inf decided the result
 	Out     uint64        // the normalised result of the step
+	K       []int         // k index of each product when the steps take them out of order (Model.KOrder)
+}
+
+// label names term i of the group: c, or p<k> for the product of index k.
+func (g *GroupTrace) label(i int) string {
+	switch {
+	case i == 0:
+		return "c"
+	case i-1 < len(g.K):
+		return fmt.Sprintf("p%d", g.K[i-1])
+	}
+	return fmt.Sprintf("p%d", i-1)
 }
 
 // AlignedTerm is one term after alignment to MaxExp.
@@ -43,18 +55,17 @@ func (t *Trace) String() string {
 		}
 		for i := 0; i < len(g.Terms); i++ {
 			x := g.Terms[i]
-			name := "c"
-			if i > 0 {
-				name = fmt.Sprintf("p%d", i-1)
-			}
+			name := g.label(i)
 			if x.sig == 0 && !x.nan && !x.inf {
 				// Collapse a run of zero terms into one line.
 				j := i
 				for j+1 < len(g.Terms) && g.Terms[j+1].sig == 0 && !g.Terms[j+1].nan && !g.Terms[j+1].inf {
 					j++
 				}
-				if j > i {
-					name = fmt.Sprintf("%s..p%d", name, j-1)
+				if j > i && g.K == nil {
+					name = fmt.Sprintf("%s..%s", name, g.label(j))
+				} else if j > i {
+					name = fmt.Sprintf("%d terms", j-i+1)
 				}
 				fmt.Fprintf(&b, "  %-8s 0  (zero: takes no part in choosing the anchor)\n", name)
 				i = j

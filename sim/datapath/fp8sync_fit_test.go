@@ -1,0 +1,145 @@
+package datapath
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+var fp8Fit = flag.Bool("fp8.fit", false, "score split-K (two k16 steps) structures for mma.sync FP8 against the recorded discovery outputs")
+
+// readDiscovery returns the recorded H100 output of variant v.
+func readDiscovery(t *testing.T, name string) []byte {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "fixtures", "numerics", "discovery", name+".D.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// splitSpec is one hypothesis of how the emulated FP8 mma.sync splits K=32
+// into two fused k16 steps and where C joins.
+type splitSpec struct {
+	name   string
+	first  []int // k indices of the first step
+	second []int
+	cMode  string // "c-first": C is the first step's accumulator; "fadd": steps from +0, then C added (RN); "c-second"; "sep": both steps from 0, then (s1+s2)+c
+	cRound Rounding
+	inner  Rounding // rounding of each step into the accumulator format
+	frac   int
+}
+
+func partitions() map[string][2][]int {
+	out := map[string][2][]int{}
+	mk := func(name string, in func(k int) bool) {
+		var a, b []int
+		for k := 0; k < 32; k++ {
+			if in(k) {
+				a = append(a, k)
+			} else {
+				b = append(b, k)
+			}
+		}
+		out[name] = [2][]int{a, b}
+		out[name+"/rev"] = [2][]int{b, a}
+	}
+	mk("halves", func(k int) bool { return k < 16 })
+	mk("mod4<2", func(k int) bool { return k%4 < 2 })
+	mk("xor", func(k int) bool { return (k/16)^(k%4/2) == 0 })
+	mk("mod8<4", func(k int) bool { return k%8 < 4 })
+	mk("even", func(k int) bool { return k%2 == 0 })
+	return out
+}
+
+func (s splitSpec) eval(v Variant) Evaluator {
+	nan, _ := v.C.CanonicalNaN()
+	m := &Model{A: v.A, B: v.B, C: v.C, FracBits: s.frac, ZeroExp: -126, Out: s.inner, NaN: nan, CAddRound: s.cRound}
+	pick := func(x []uint64, ks []int) []uint64 {
+		o := make([]uint64, len(ks))
+		for i, k := range ks {
+			o[i] = x[k]
+		}
+		return o
+	}
+	return evalFunc(func(a, b []uint64, c uint64) uint64 {
+		a1, b1 := pick(a, s.first), pick(b, s.first)
+		a2, b2 := pick(a, s.second), pick(b, s.second)
+		switch s.cMode {
+		case "c-first":
+			return m.fused(a2, b2, m.fused(a1, b1, c, nil), nil)
+		case "fadd":
+			return m.addIEEE(m.fused(a2, b2, m.fused(a1, b1, 0, nil), nil), c)
+		case "c-second":
+			return m.fused(a2, b2, m.addIEEE(m.fused(a1, b1, 0, nil), c), nil)
+		case "sep":
+			return m.addIEEE(m.addIEEE(m.fused(a1, b1, 0, nil), m.fused(a2, b2, 0, nil)), c)
+		case "sep-c1":
+			return m.addIEEE(m.addIEEE(m.fused(a1, b1, 0, nil), c), m.fused(a2, b2, 0, nil))
+		}
+		panic(s.cMode)
+	})
+}
+
+func TestFP8SplitFit(t *testing.T) {
+	if !*fp8Fit {
+		t.Skip("set -fp8.fit")
+	}
+	for _, v := range MMAProbeVariants() {
+		if v.A.Bits != 8 || !v.A.IsFloat() {
+			continue
+		}
+		hw := readDiscovery(t, v.Name)
+		b := DiscoveryBatch(v, 64)
+		var names []string
+		for _, p := range TargetedProblems(v) {
+			names = append(names, p.Name)
+		}
+		type res struct {
+			s   splitSpec
+			n   int
+			bad []string
+		}
+		var rs []res
+		parts := partitions()
+		var pn []string
+		for k := range parts {
+			pn = append(pn, k)
+		}
+		sort.Strings(pn)
+		for _, p := range pn {
+			for _, cm := range []string{"c-first", "fadd", "c-second", "sep", "sep-c1"} {
+				for _, inner := range []Rounding{RoundTowardZero, RoundNearestEven} {
+					for _, cr := range []Rounding{RoundTowardZero, RoundNearestEven} {
+						for _, fr := range []int{25} {
+							s := splitSpec{name: p, first: parts[p][0], second: parts[p][1], cMode: cm, cRound: cr, inner: inner, frac: fr}
+							n, bad := mismatches(b, hw, s.eval(v), names)
+							rs = append(rs, res{s, n, bad})
+						}
+					}
+				}
+			}
+		}
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].n < rs[j].n })
+		var buf bytes.Buffer
+		for _, r := range rs[:12] {
+			fmt.Fprintf(&buf, "  %5d  %-12s %-9s inner=%v cadd=%v frac=%d %v\n", r.n, r.s.name, r.s.cMode, r.s.inner, r.s.cRound, r.s.frac, r.bad[:min(3, len(r.bad))])
+		}
+		t.Logf("%s (%d outputs):\n%s", v.Name, b.T*b.M*b.N, buf.String())
+	}
+}
