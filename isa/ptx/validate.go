@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 // Validate checks a parsed module against the PTX rules tcsim knows: the
@@ -686,7 +688,7 @@ func nearOpcodes(op string) []string {
 	}
 	var out []scored
 	for name := range catalog {
-		d := levenshtein(op, name)
+		d := suggest.Distance(op, name)
 		if d <= 2 || strings.HasPrefix(name, op+".") {
 			out = append(out, scored{name, d})
 		}
@@ -702,29 +704,6 @@ func nearOpcodes(op string) []string {
 		names = append(names, out[i].name)
 	}
 	return names
-}
-
-func levenshtein(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // checkArch reports instructions that the module's .target lacks.
