@@ -18,27 +18,59 @@ type Inst struct {
 	M, N, K int
 	A, B, C *numfmt.Format // C is also D's format
 	Sat     bool
-	Eval    Evaluator
-	Source  Source
-	Note    string // how the datapath was chosen, for the user
+	// Eval computes one element. It is nil for the block-scaled tcgen05
+	// kinds, whose datapath (Block) also takes scale factors.
+	Eval   Evaluator
+	Source Source
+	Note   string   // how the datapath was chosen, for the user
+	Notes  []string // further remarks: descriptor findings, negation, scale-input-d
+
+	// tcgen05.mma only.
+	Kind       string // "f16", "tf32", "f8f6f4", "i8", "mxf8f6f4", "mxf4" or "mxf4nvf4"
+	CTAGroup   int
+	NegA, NegB bool // negated by the instruction descriptor
+	ScaleD     int  // scale-input-d
+	// Block-scaled kinds: the datapath, the scale-factor format, the number
+	// of K elements per scale factor and the scale vector size (1X, 2X, 4X).
+	Block     *BlockScaled
+	Scale     *numfmt.Format
+	BlockSize int
+	ScaleVec  string
+}
+
+// ScalesPerRow is the number of scale factors per row of A (and per
+// column of B) of a block-scaled instruction: K / BlockSize.
+func (in Inst) ScalesPerRow() int {
+	if in.BlockSize == 0 {
+		return 0
+	}
+	return in.K / in.BlockSize
 }
 
 var (
 	reWGMMA = regexp.MustCompile(`^wgmma\.mma_async(?:\.sp)?\.sync\.aligned\.m64n(\d+)k(\d+)((?:\.satfinite)?)\.(f32|f16|s32)\.(\w+)\.(\w+)((?:\.and\.popc)?)$`)
 	reMMA   = regexp.MustCompile(`^mma\.sync\.aligned\.m(\d+)n(\d+)k(\d+)\.row\.col((?:\.satfinite)?)\.(f32|f16|s32)\.(\w+)\.(\w+)\.(f32|f16|s32)$`)
-	reTC    = regexp.MustCompile(`^tcgen05\.mma\.cta_group::([12])\.kind::(f16|tf32|f8f6f4|i8)$`)
 )
 
 // wgmma K by input type, and which accumulators each allows.
 var wgmmaK = map[string]int{"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32, "b1": 256}
 
 // TCOptions carry the tcgen05 fields that the instruction name does not:
-// the shape and formats from the instruction descriptor.
+// the shape, formats and modifiers of the instruction descriptor (or the
+// descriptor itself), and scale-input-d.
 type TCOptions struct {
-	M, N        int
-	A, B, D     string
-	ScaleInputD int // 0..15: D = A·B + D·2^-scale (kind::f16/tf32 only)
-	Saturate    bool
+	M, N    int
+	A, B, D string // element and accumulator types; D defaults to f32 (s32 for kind::i8)
+	// ScaleInputD is scale-input-d: D = A·B + D·2^-ScaleInputD, 0..15,
+	// kind::f16 and kind::tf32 only.
+	ScaleInputD      int
+	Saturate         bool   // kind::i8: saturate instead of wrapping
+	NegateA, NegateB bool   // negate A or B (descriptor bits 13, 14)
+	ScaleType        string // block-scaled kinds: "ue8m0" (default) or "ue4m3"
+	// With HasIDesc, the 32-bit instruction descriptor IDesc gives M, N,
+	// the types, negation, saturation and the scale type instead.
+	IDesc    uint32
+	HasIDesc bool
 }
 
 // ParseInst resolves a full PTX MMA instruction name. tcgen05 forms take
@@ -88,35 +120,13 @@ func ParseInst(name string, tc TCOptions) (Inst, error) {
 			in.Note = "sm_90 mma.sync with FP8 inputs: products summed first and rounded toward zero, then C added with round-to-nearest; differs from the H100 by 1-2 ulps on about 3% of random inputs (fixtures/numerics)"
 		}
 		return in, nil
-	case reTC.MatchString(name):
-		g := reTC.FindStringSubmatch(name)
-		in.Family, in.M, in.N = "tcgen05.mma", tc.M, tc.N
-		kind := g[2]
-		if tc.M != 64 && tc.M != 128 && tc.M != 256 {
-			return in, fmt.Errorf("%s: --m must be 64, 128 or 256 (got %d)", name, tc.M)
-		}
-		if tc.N < 8 || tc.N > 256 || tc.N%8 != 0 {
-			return in, fmt.Errorf("%s: --n must be a multiple of 8 from 8 to 256 (got %d)", name, tc.N)
-		}
-		if err := in.setFormats(f, tc.A, tc.B, tc.D); err != nil {
-			return in, fmt.Errorf("%s: %w (set --atype, --btype, --dtype)", name, err)
-		}
-		k, ok := tcK(kind, in.A.Name)
-		if !ok {
-			return in, fmt.Errorf("%s: .%s is not an A type of kind::%s", name, in.A.Name, kind)
-		}
-		in.K, in.Sat = k, tc.Saturate
-		in.Source = NotHardwareVerified
-		in.Note = "sm_100a tcgen05.mma: modelled from public evidence (MMA-Sim's Blackwell model: 25 fraction bits for every kind, no FP8 13-bit accumulator), not hardware-verified"
+	case strings.HasPrefix(name, "tcgen05.mma"):
+		return parseTcgen05(name, tc)
 	default:
 		return in, fmt.Errorf("unknown MMA instruction %q; nearest: %s", name, strings.Join(nearestInst(name, 3), ", "))
 	}
 	if in.A.IsFloat() {
-		m := Hopper(in.A, in.B, in.C)
-		if in.Family == "tcgen05.mma" {
-			m.FracBits, m.OutMantBits = 25, 0
-		}
-		in.Eval = m
+		in.Eval = Hopper(in.A, in.B, in.C)
 	} else {
 		in.Eval = HopperInt(in.A, in.B, in.Sat)
 	}
@@ -156,20 +166,6 @@ func mmaShapeOK(m, n, k int, a string) bool {
 	return false
 }
 
-func tcK(kind, a string) (int, bool) {
-	switch kind {
-	case "f16":
-		return 16, a == "f16" || a == "bf16"
-	case "tf32":
-		return 8, a == "tf32"
-	case "f8f6f4":
-		return 32, a == "e4m3" || a == "e5m2" || a == "e2m3" || a == "e3m2" || a == "e2m1"
-	case "i8":
-		return 32, a == "s8" || a == "u8"
-	}
-	return 0, false
-}
-
 // KnownInsts lists the instruction names ParseInst accepts without extra
 // options, for suggestions (wgmma at N=8/64/256, and mma.sync).
 func KnownInsts() []string {
@@ -185,8 +181,14 @@ func KnownInsts() []string {
 	} {
 		out = append(out, "mma.sync.aligned."+s)
 	}
-	return append(out, "tcgen05.mma.cta_group::1.kind::f16", "tcgen05.mma.cta_group::1.kind::tf32",
-		"tcgen05.mma.cta_group::1.kind::f8f6f4", "tcgen05.mma.cta_group::1.kind::i8")
+	for _, cta := range []string{"1", "2"} {
+		for _, k := range []string{"f16", "tf32", "f8f6f4", "i8", "mxf8f6f4.block_scale", "mxf8f6f4.block_scale.scale_vec::1X",
+			"mxf4.block_scale", "mxf4.block_scale.scale_vec::2X", "mxf4nvf4.block_scale.scale_vec::2X", "mxf4nvf4.block_scale.scale_vec::4X",
+			"mxf4nvf4.block_scale.block16", "mxf4nvf4.block_scale.block32"} {
+			out = append(out, "tcgen05.mma.cta_group::"+cta+".kind::"+k)
+		}
+	}
+	return out
 }
 
 func nearestInst(name string, n int) []string {
