@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -256,7 +257,7 @@ func mmaOperands(spec string) (a, b, c catalog.Atom, err error) {
 	}
 	byOp := map[string][]catalog.Atom{}
 	for _, x := range catalog.All() {
-		if op := operandOf(x); op != "" && x.Family == family && (shape == "" || hasString(x.Shapes, shape)) {
+		if op := operandOf(x); op != "" && x.Family == family && (shape == "" || slices.Contains(x.Shapes, shape)) {
 			byOp[op] = append(byOp[op], x)
 		}
 	}
@@ -327,16 +328,7 @@ func commonShape(xs ...catalog.Atom) bool {
 		}
 	}
 	for _, s := range xs[0].Shapes {
-		if hasString(xs[1].Shapes, s) && hasString(xs[2].Shapes, s) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
+		if slices.Contains(xs[1].Shapes, s) && slices.Contains(xs[2].Shapes, s) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package numfmt
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -364,7 +365,7 @@ func (s *Spec) SupportedOn(target string, ptx int) error {
 				okTarget = true
 			case xt.Suffix == 'f' && t.Suffix != 0 && t.SM/10 == xt.SM/10 && t.SM >= xt.SM:
 				okTarget = true
-				if r.FamilyPTX > 0 && !(t.Suffix == 'a' && containsTarget(r.Targets, t.String())) {
+				if r.FamilyPTX > 0 && !(t.Suffix == 'a' && slices.Contains(r.Targets, t.String())) {
 					needPTX = max(needPTX, r.FamilyPTX)
 				}
 			}
@@ -380,15 +381,6 @@ func (s *Spec) SupportedOn(target string, ptx int) error {
 		}
 	}
 	return nil
-}
-
-func containsTarget(ts []string, t string) bool {
-	for _, x := range ts {
-		if x == t {
-			return true
-		}
-	}
-	return false
 }
 
 func verString(v int) string { return fmt.Sprintf("%d.%d", v/10, v%10) }

@@ -1,6 +1,9 @@
 package numfmt
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // LegalityCase is a cvt opcode with the verdict the table gives for one
 // target, and a one-case kernel to let ptxas give its own.
@@ -88,7 +91,7 @@ func LegalityCases() []LegalityCase {
 			mut(func(s *Spec) { s.Mode = NoRound })
 		}
 		for _, m := range []Mode{RN, RZ, RM, RP, RNA, RNI} {
-			if !containsMode(f.Modes, m) {
+			if !slices.Contains(f.Modes, m) {
 				mut(func(s *Spec) { s.Mode = m })
 			}
 		}

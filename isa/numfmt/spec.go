@@ -2,6 +2,7 @@ package numfmt
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -274,7 +275,7 @@ func (f *Form) check(s *Spec) error {
 		if f.NeedMode {
 			return fmt.Errorf("a rounding modifier is required (one of %s)", modeList(f.Modes))
 		}
-	} else if !containsMode(f.Modes, s.Mode) {
+	} else if !slices.Contains(f.Modes, s.Mode) {
 		if len(f.Modes) == 0 {
 			return fmt.Errorf("rounding modifier .%s is illegal here (the conversion is exact)", s.Mode)
 		}
@@ -298,15 +299,6 @@ func (f *Form) check(s *Spec) error {
 		}
 	}
 	return nil
-}
-
-func containsMode(ms []Mode, m Mode) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
 
 func modeList(ms []Mode) string {

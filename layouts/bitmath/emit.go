@@ -2,6 +2,7 @@ package bitmath
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -244,7 +245,7 @@ func emitPTX(b *strings.Builder, p *Program) {
 	for _, s := range p.Steps {
 		g.lines = g.lines[:0]
 		g.value(s.Expr, PTXReg(s.Name), s.Name+" = "+s.Expr.String())
-		if !isOutput(p, s.Name) && fieldIndex(p.Inputs, s.Name) < 0 && !containsString(locals, PTXReg(s.Name)) {
+		if !isOutput(p, s.Name) && fieldIndex(p.Inputs, s.Name) < 0 && !slices.Contains(locals, PTXReg(s.Name)) {
 			locals = append(locals, PTXReg(s.Name))
 		}
 		stepComments(&body, "\t// ", s)
@@ -270,15 +271,6 @@ func emitPTX(b *strings.Builder, p *Program) {
 	}
 	b.WriteString(body.String())
 	b.WriteString("}\n")
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // EmitPTXKernel wraps p's PTX block in a complete kernel, ".visible .entry

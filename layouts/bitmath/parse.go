@@ -2,6 +2,7 @@ package bitmath
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -278,7 +279,7 @@ func (p *formulaParser) expr(level int) (*Expr, error) {
 	}
 	for {
 		t := p.peek()
-		if t.kind != tOp || !containsString(levels[level], t.text) {
+		if t.kind != tOp || !slices.Contains(levels[level], t.text) {
 			return x, nil
 		}
 		p.i++
