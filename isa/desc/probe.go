@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/tcsim/tcsim/isa/numfmt"
 )
 
 // A descriptor probe asks the H100 which shared-memory bytes wgmma reads
@@ -203,17 +205,11 @@ func NewProbe(cases []ProbeCase) (*Probe, error) {
 	return p, nil
 }
 
-// f16Int encodes a small non-negative integer (below 2048) as IEEE half.
+// f16Int encodes a small non-negative integer (below 2048, so exact) as
+// IEEE half.
 func f16Int(v int) uint16 {
-	if v == 0 {
-		return 0
-	}
-	e := 0
-	for x := v; x > 1; x >>= 1 {
-		e++
-	}
-	mant := (v << (10 - e)) & 0x3FF
-	return uint16((e+15)<<10 | mant)
+	b, _ := numfmt.F16.Encode(numfmt.FromInt(int64(v)), numfmt.RN, numfmt.Opts{})
+	return uint16(b)
 }
 
 func probePTX(kernels [2]string) string {
