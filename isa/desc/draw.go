@@ -5,17 +5,15 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/tcsim/tcsim/render"
 )
 
 // DrawOptions controls DrawFootprint.
 type DrawOptions struct {
-	ANSI     bool // colour each cell by its core matrix (xterm-256 backgrounds)
+	ANSI     bool // colour each cell by its core matrix (render.Palette's first 16 xterm-256 backgrounds)
 	MaxLines int  // most 128-byte lines to draw; 0 means 512
 }
-
-// cellColors are light xterm-256 backgrounds that read well with black
-// text; core matrix c gets cellColors[c % 16].
-var cellColors = [16]int{217, 159, 229, 147, 157, 219, 223, 153, 193, 183, 158, 218, 180, 116, 151, 181}
 
 // DrawFootprint draws the shared-memory region the reads cover: one line
 // per 128 bytes (the 32 banks), one cell per 16-byte chunk (4 banks),
@@ -82,7 +80,7 @@ func DrawFootprint(w io.Writer, reads []CoreMatrixRead, op Operand, opts DrawOpt
 			}
 			text := fmt.Sprintf(" %-*s", cw, label)
 			if opts.ANSI && len(rs) > 0 {
-				text = fmt.Sprintf(" \x1b[30;48;5;%dm%-*s\x1b[0m", cellColors[rs[0].Core%16], cw, label)
+				text = fmt.Sprintf(" \x1b[30;48;5;%dm%-*s\x1b[0m", render.Palette[rs[0].Core%16].Xterm, cw, label)
 			}
 			line.WriteString(text)
 		}
