@@ -61,6 +61,10 @@ type Options struct {
 	Scale int
 	// NoLegend leaves out the colour legend and the summary lines.
 	NoLegend bool
+	// Bare draws, in text and ANSI, only the column headers and the rows:
+	// no title, notes, window line or legends. Viewers that frame the grid
+	// themselves (the terminal UI) use it; TextFrame gives its geometry.
+	Bare bool
 }
 
 // AutoWidthLimit bounds the automatic cell width.

@@ -82,11 +82,15 @@ func (t *textWriter) write() {
 		}
 	}
 
-	if g.Title != "" {
+	bare := pl.o.Bare
+	if g.Title != "" && !bare {
 		t.b = append(t.b, g.Title...)
 		t.b = append(t.b, '\n')
 	}
 	for _, n := range g.Notes {
+		if bare {
+			break
+		}
 		for i, l := range wrapText(n, NoteWidth) {
 			t.b = append(t.b, "  "...)
 			if i > 0 {
@@ -96,22 +100,12 @@ func (t *textWriter) write() {
 			t.b = append(t.b, '\n')
 		}
 	}
-	if !win.Whole(g) {
+	if !win.Whole(g) && !bare {
 		t.b = fmt.Appendf(t.b, "  showing rows %d..%d of %d, cols %d..%d of %d\n",
 			win.Row0, win.Row1-1, g.Rows, win.Col0, win.Col1-1, g.Cols)
 	}
 
-	rowW := len(g.Corner)
-	for r := win.Row0; r < win.Row1; r++ {
-		rowW = max(rowW, len(g.RowLabel(r)))
-	}
-	// Column headers; labels wider than a cell are written vertically.
-	hl := 1
-	for c := win.Col0; c < win.Col1; c++ {
-		if n := len(g.ColLabel(c)); n > width {
-			hl = max(hl, n)
-		}
-	}
+	rowW, hl := g.TextFrame(win, width)
 	boxed := pl.o.Boxed
 	for j := 0; j < hl; j++ {
 		if j == hl-1 {
@@ -174,7 +168,31 @@ func (t *textWriter) write() {
 			rule()
 		}
 	}
-	t.legend()
+	if !bare {
+		t.legend()
+	}
+}
+
+// TextFrame returns the geometry of the text and ANSI picture of window
+// win of g with cells width characters wide: the width of the row-label
+// column and the number of column-header lines (labels wider than a cell
+// are written vertically). Unboxed, grid row r of the window is drawn on
+// line headerLines+r-win.Row0 after the title, notes and window line
+// (none with Options.Bare), and column c starts at character
+// labelWidth+1+(c-win.Col0)*(width+1). Viewers use it to map a mouse
+// position to a cell.
+func (g *Grid) TextFrame(win Region, width int) (labelWidth, headerLines int) {
+	labelWidth = len(g.Corner)
+	for r := win.Row0; r < win.Row1; r++ {
+		labelWidth = max(labelWidth, len(g.RowLabel(r)))
+	}
+	headerLines = 1
+	for c := win.Col0; c < win.Col1; c++ {
+		if n := len(g.ColLabel(c)); n > width {
+			headerLines = max(headerLines, n)
+		}
+	}
+	return labelWidth, headerLines
 }
 
 // cell writes the label of grid cell gi (window cell i), padded to width.
