@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/tcsim/tcsim/layouts"
@@ -152,22 +151,18 @@ func bitmathMap(src string, f *bitmathFlags) (bitmath.Map, []string, error) {
 			return bitmath.Map{}, nil, usagef("--tile and --index apply to a plain LAYOUT; atom %s already has its %dx%d tile", a.Name, a.Rows, a.Cols)
 		}
 		return atomMap(a)
-	} else if bitmathLooksLikeName(src) {
+	} else if looksLikeName(src) {
 		return bitmath.Map{}, nil, usagef("%v", err)
 	}
-	l, err := layouts.ParseAnyLayout(src)
+	l, err := parseLayoutArg(src)
 	if err != nil {
-		var pe *layouts.ParseError
-		if errors.As(err, &pe) {
-			return bitmath.Map{}, nil, usagef("bad layout: %v\n  %s", pe, strings.ReplaceAll(pe.Caret(), "\n", "\n  "))
-		}
-		return bitmath.Map{}, nil, usagef("bad layout %q: %v", src, err)
+		return bitmath.Map{}, nil, err
 	}
 	if *f.tile != "" {
 		if *f.index {
 			return bitmath.Map{}, nil, usagef("--tile and --index exclude each other")
 		}
-		rows, cols, err := bitmathTile(*f.tile)
+		rows, cols, err := parseTile(*f.tile, 1<<20)
 		if err != nil {
 			return bitmath.Map{}, nil, err
 		}
@@ -229,27 +224,6 @@ func atomMap(a catalog.Atom) (bitmath.Map, []string, error) {
 	return m, h, nil
 }
 
-// bitmathLooksLikeName tells an atom name from layout notation: names
-// start with a letter, layouts with a digit, '(' or '_', or with "Sw<".
-func bitmathLooksLikeName(s string) bool {
-	if s == "" || strings.HasPrefix(s, "Sw<") || strings.HasPrefix(s, "Swizzle<") {
-		return false
-	}
-	c := s[0]
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// bitmathTile reads "RxC".
-func bitmathTile(s string) (int, int, error) {
-	r, c, ok := strings.Cut(strings.ToLower(s), "x")
-	rows, err1 := strconv.Atoi(strings.TrimSpace(r))
-	cols, err2 := strconv.Atoi(strings.TrimSpace(c))
-	if !ok || err1 != nil || err2 != nil || rows <= 0 || cols <= 0 || rows > 1<<20 || cols > 1<<20 {
-		return 0, 0, usagef("--tile %q: want ROWSxCOLS with positive integers, e.g. 64x256", s)
-	}
-	return rows, cols, nil
-}
-
 func bitmathMatrix(w io.Writer, d *bitmath.Derivation, header []string, inverse bool) error {
 	for _, h := range header {
 		fmt.Fprintln(w, h)
@@ -279,7 +253,7 @@ func bitmathCheck(e *env, m bitmath.Map, header []string, formula string, invers
 	if err != nil {
 		var fe *bitmath.FormulaError
 		if errors.As(err, &fe) {
-			return usagef("bad formula: %v\n  %s", fe, strings.ReplaceAll(fe.Caret(), "\n", "\n  "))
+			return caretUsage("bad formula", fe, fe.Caret())
 		}
 		return err
 	}

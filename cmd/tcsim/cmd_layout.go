@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -134,21 +135,20 @@ func (d *drawFlags) grid(args []string) (*render.Grid, error) {
 	} else if looksLikeName(src) {
 		return nil, usagef("%v", err)
 	}
-	l, err := layouts.ParseAnyLayout(src)
+	l, err := parseLayoutArg(src)
 	if err != nil {
-		var pe *layouts.ParseError
-		if errors.As(err, &pe) {
-			return nil, usagef("bad layout: %v\n  %s", pe, strings.ReplaceAll(pe.Caret(), "\n", "\n  "))
-		}
-		return nil, usagef("bad layout %q: %v", src, err)
+		return nil, err
 	}
 	if *d.bits < 0 || *d.bits > 1024 {
 		return nil, usagef("--bits %d: must be between 1 and 1024", *d.bits)
 	}
 	if *d.tile != "" {
-		rows, cols, err := parseTile(*d.tile)
+		rows, cols, err := parseTile(*d.tile, math.MaxInt)
 		if err != nil {
 			return nil, err
+		}
+		if rows > render.MaxCells/cols {
+			return nil, usagef("--tile %q: %d cells is more than the %d that can be drawn", *d.tile, int64(rows)*int64(cols), render.MaxCells)
 		}
 		if l.Composed {
 			return nil, usagef("--tile: %v is a swizzled layout; a thread-value layout must be a plain layout", l)
@@ -176,16 +176,35 @@ func looksLikeName(s string) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// parseTile reads "RxC".
-func parseTile(s string) (int, int, error) {
+// parseLayoutArg parses CuTe notation from the command line; a syntax
+// error is a usage error that shows the column.
+func parseLayoutArg(src string) (layouts.AnyLayout, error) {
+	l, err := layouts.ParseAnyLayout(src)
+	if err != nil {
+		var pe *layouts.ParseError
+		if errors.As(err, &pe) {
+			return l, caretUsage("bad layout", pe, pe.Caret())
+		}
+		return l, usagef("bad layout %q: %v", src, err)
+	}
+	return l, nil
+}
+
+// caretUsage is the usage error "what: err" followed by the input line and
+// a caret under the offending column (caret is the two lines a parse
+// error's Caret method returns), indented.
+func caretUsage(what string, err error, caret string) error {
+	return usagef("%s: %v\n  %s", what, err, strings.ReplaceAll(caret, "\n", "\n  "))
+}
+
+// parseTile reads a --tile value "RxC": positive integers of at most
+// maxDim each.
+func parseTile(s string, maxDim int) (int, int, error) {
 	r, c, ok := strings.Cut(strings.ToLower(s), "x")
 	rows, err1 := strconv.Atoi(strings.TrimSpace(r))
 	cols, err2 := strconv.Atoi(strings.TrimSpace(c))
-	if !ok || err1 != nil || err2 != nil || rows <= 0 || cols <= 0 {
+	if !ok || err1 != nil || err2 != nil || rows <= 0 || cols <= 0 || rows > maxDim || cols > maxDim {
 		return 0, 0, usagef("--tile %q: want ROWSxCOLS with positive integers, e.g. 64x256", s)
-	}
-	if rows > render.MaxCells/cols {
-		return 0, 0, usagef("--tile %q: %d cells is more than the %d that can be drawn", s, int64(rows)*int64(cols), render.MaxCells)
 	}
 	return rows, cols, nil
 }
