@@ -20,12 +20,7 @@ func init() {
 		help: `tcsim talks to the CUDA driver (libcuda.so.1) directly, loaded at run time;
 the binary needs no cgo and no CUDA toolkit. Set TCSIM_LIBCUDA to load the
 driver from another name or path.`,
-		run: func(e *env, _ any, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown subcommand %q (want: tcsim gpu info, tcsim gpu run)", args[0])
-			}
-			return usagef("missing subcommand (want: tcsim gpu info, tcsim gpu run)")
-		},
+		run: groupRun("gpu"),
 	})
 	register(&command{
 		name:    "gpu info",

@@ -28,7 +28,7 @@ func TestGPUCommandNeedsSubcommand(t *testing.T) {
 		t.Errorf("tcsim gpu: %d %q", code, errs)
 	}
 	code, _, errs = runCLI(t, "gpu", "inf")
-	if code != 2 || !strings.Contains(errs, `unknown subcommand "inf"`) {
+	if code != 2 || !strings.Contains(errs, `unknown gpu subcommand "inf"`) {
 		t.Errorf("tcsim gpu inf: %d %q", code, errs)
 	}
 }

@@ -26,13 +26,7 @@ func init() {
 		name: "num", args: "SUBCOMMAND ...", summary: "number formats and cvt: decode, encode, convert, tables, GPU probes",
 		help: `Exact number formats (f64 f32 tf32 f16 bf16 e4m3 e5m2 e2m3 e3m2 e2m1 ue8m0 ue4m3
 s2f6 and the integers) and a bit-exact model of PTX cvt. Run a subcommand.`,
-		run: func(e *env, _ any, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown num subcommand %q (see 'tcsim num --help')", args[0])
-			}
-			printCommandUsage(e.stdout, commands["num"], nil)
-			return nil
-		},
+		run: groupRun("num"),
 	})
 	register(&command{
 		name: "num formats", args: "", summary: "list the number formats and their parameters",
@@ -95,13 +89,7 @@ runs it. REGEXP filters by opcode text.`,
 	register(&command{
 		name: "num probe", args: "SUBCOMMAND ...", summary: "GPU probes of cvt: show, run, replay, and check legality",
 		help: "Subcommands generate the probe kernels, run them on a GPU, replay recorded results against the model, and compare the legality table with ptxas.",
-		run: func(e *env, _ any, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown num probe subcommand %q", args[0])
-			}
-			printCommandUsage(e.stdout, commands["num probe"], nil)
-			return nil
-		},
+		run:  groupRun("num probe"),
 	})
 	register(&command{
 		name: "num probe ptx", args: "OPCODE", summary: "print a cvt probe's PTX kernel and input set",

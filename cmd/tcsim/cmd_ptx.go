@@ -19,13 +19,7 @@ func init() {
 		help: `Reads the PTX that nvcc emits for sm_90a and sm_100a kernels (and hand-written
 PTX): parses it, validates every instruction against tcsim's instruction catalog
 and prints it back in a normalised form. Run a subcommand.`,
-		run: func(e *env, _ any, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown ptx subcommand %q (see 'tcsim ptx --help')", args[0])
-			}
-			printCommandUsage(e.stdout, commands["ptx"], nil)
-			return nil
-		},
+		run: groupRun("ptx"),
 	})
 	register(&command{
 		name: "ptx check", args: "FILE...", summary: "parse and validate PTX files and print every diagnostic",
