@@ -44,6 +44,24 @@ func startField(raw uint16) Field {
 			raw, addr)}
 }
 
+// lboField is the leading-byte-offset field (bits 16-29) of both
+// shared-memory descriptor formats.
+func lboField(raw uint16, swz Swizzle, ctx Context, absolute bool) Field {
+	bytes := uint32(raw) << 4
+	return Field{Key: "lbo", Name: "leading byte offset", Lo: 16, Hi: 29, Raw: uint64(raw),
+		Value:   fmt.Sprintf("%d bytes", bytes),
+		Meaning: fmt.Sprintf("stored >> 4 (%#x << 4 = %d). ", raw, bytes) + lboMeaning(bytes, swz, ctx.Major, ctx.DType, absolute)}
+}
+
+// sboField is the stride-byte-offset field (bits 32-45) of both
+// shared-memory descriptor formats.
+func sboField(raw uint16, swz Swizzle, ctx Context) Field {
+	bytes := uint32(raw) << 4
+	return Field{Key: "sbo", Name: "stride byte offset", Lo: 32, Hi: 45, Raw: uint64(raw),
+		Value:   fmt.Sprintf("%d bytes", bytes),
+		Meaning: fmt.Sprintf("stored >> 4 (%#x << 4 = %d). ", raw, bytes) + sboMeaning(bytes, swz, ctx.Major, ctx.DType)}
+}
+
 // lboMeaning explains the leading dimension byte offset for the major-ness
 // and swizzle.
 func lboMeaning(bytes uint32, swz Swizzle, major Major, dtype string, absolute bool) string {
@@ -124,12 +142,8 @@ func (d WGMMA) Fields(ctx Context) []Field {
 	swz := d.Swizzle()
 	fs := []Field{
 		startField(d.StartAddr),
-		{Key: "lbo", Name: "leading byte offset", Lo: 16, Hi: 29, Raw: uint64(d.LBO),
-			Value:   fmt.Sprintf("%d bytes", uint32(d.LBO)<<4),
-			Meaning: fmt.Sprintf("stored >> 4 (%#x << 4 = %d). ", d.LBO, uint32(d.LBO)<<4) + lboMeaning(uint32(d.LBO)<<4, swz, ctx.Major, ctx.DType, false)},
-		{Key: "sbo", Name: "stride byte offset", Lo: 32, Hi: 45, Raw: uint64(d.SBO),
-			Value:   fmt.Sprintf("%d bytes", uint32(d.SBO)<<4),
-			Meaning: fmt.Sprintf("stored >> 4 (%#x << 4 = %d). ", d.SBO, uint32(d.SBO)<<4) + sboMeaning(uint32(d.SBO)<<4, swz, ctx.Major, ctx.DType)},
+		lboField(d.LBO, swz, ctx, false),
+		sboField(d.SBO, swz, ctx),
 		baseOffsetField(d.BaseOffset, uint32(d.StartAddr)<<4, swz),
 		{Key: "swizzle", Name: "layout type", Lo: 62, Hi: 63, Raw: uint64(d.LayoutType), Value: swz.String(),
 			Meaning: fmt.Sprintf("%s: %s (CuTe %s). sm_90 codes: 0 none, 1 128B, 2 64B, 3 32B; sm_100 numbers them differently.", swz.Describe(), swz.xorRule(), swz.CuTe())},
@@ -159,12 +173,8 @@ func (d TCGen05Smem) Fields(ctx Context) []Field {
 	}
 	fs := []Field{
 		startField(d.StartAddr),
-		{Key: "lbo", Name: "leading byte offset", Lo: 16, Hi: 29, Raw: uint64(d.LBO),
-			Value:   fmt.Sprintf("%d bytes", uint32(d.LBO)<<4),
-			Meaning: fmt.Sprintf("stored >> 4 (%#x << 4 = %d). ", d.LBO, uint32(d.LBO)<<4) + lboMeaning(uint32(d.LBO)<<4, swz, ctx.Major, ctx.DType, abs)},
-		{Key: "sbo", Name: "stride byte offset", Lo: 32, Hi: 45, Raw: uint64(d.SBO),
-			Value:   fmt.Sprintf("%d bytes", uint32(d.SBO)<<4),
-			Meaning: fmt.Sprintf("stored >> 4 (%#x << 4 = %d). ", d.SBO, uint32(d.SBO)<<4) + sboMeaning(uint32(d.SBO)<<4, swz, ctx.Major, ctx.DType)},
+		lboField(d.LBO, swz, ctx, abs),
+		sboField(d.SBO, swz, ctx),
 		{Key: "version", Name: "version", Lo: 46, Hi: 48, Raw: uint64(d.Version), Value: fmt.Sprintf("%#03b", d.Version), Meaning: ver},
 		baseOffsetField(d.BaseOffset, uint32(d.StartAddr)<<4, swz),
 		{Key: "lbo_mode", Name: "LBO mode", Lo: 52, Hi: 52, Raw: uint64(d.LBOMode), Value: map[bool]string{false: "relative", true: "absolute"}[abs], Meaning: mode},
