@@ -349,6 +349,18 @@ func formatImm(x *Imm) string {
 	return strconv.FormatInt(int64(x.Bits), 10)
 }
 
+// writeList writes elems separated by ", " between open and close.
+func writeList(b *strings.Builder, open byte, elems []Expr, close byte) {
+	b.WriteByte(open)
+	for i, x := range elems {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		writeExpr(b, x, false)
+	}
+	b.WriteByte(close)
+}
+
 func writeExpr(b *strings.Builder, e Expr, inBinary bool) {
 	switch e := e.(type) {
 	case *Reg:
@@ -396,32 +408,11 @@ func writeExpr(b *strings.Builder, e Expr, inBinary bool) {
 		}
 		b.WriteByte(']')
 	case *Vector:
-		b.WriteByte('{')
-		for i, x := range e.Elems {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeExpr(b, x, false)
-		}
-		b.WriteByte('}')
+		writeList(b, '{', e.Elems, '}')
 	case *InitList:
-		b.WriteByte('{')
-		for i, x := range e.Elems {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeExpr(b, x, false)
-		}
-		b.WriteByte('}')
+		writeList(b, '{', e.Elems, '}')
 	case *List:
-		b.WriteByte('(')
-		for i, x := range e.Elems {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeExpr(b, x, false)
-		}
-		b.WriteByte(')')
+		writeList(b, '(', e.Elems, ')')
 	case *Sink:
 		b.WriteByte('_')
 	case *Pair:
