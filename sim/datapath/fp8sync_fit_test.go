@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -141,5 +143,61 @@ func TestFP8SplitFit(t *testing.T) {
 			fmt.Fprintf(&buf, "  %5d  %-12s %-9s inner=%v cadd=%v frac=%d %v\n", r.n, r.s.name, r.s.cMode, r.s.inner, r.s.cRound, r.s.frac, r.bad[:min(3, len(r.bad))])
 		}
 		t.Logf("%s (%d outputs):\n%s", v.Name, b.T*b.M*b.N, buf.String())
+	}
+}
+
+var fp8Explain = flag.Bool("fp8.explain", false, "with -fp8.hw: explain the mismatches of the mma.sync FP8 random sets step by step")
+
+// TestFP8ExplainMismatches prints, for every random-set output where
+// MMASyncFP8 and the H100 differ, both steps' terms, the model's step
+// results and the exact sums.
+func TestFP8ExplainMismatches(t *testing.T) {
+	if *fp8HW == "" || !*fp8Explain {
+		t.Skip("set -fp8.hw DIR -fp8.explain")
+	}
+	for _, in := range fp8Instances() {
+		if in.Dir != "rand" || in.K16 {
+			continue
+		}
+		hw, err := os.ReadFile(filepath.Join(*fp8HW, "rand", in.Tag+".D"))
+		if err != nil {
+			continue
+		}
+		b := in.batch()
+		m := MMASyncFP8(in.V.A, in.V.B, in.V.C)
+		inner := *m
+		inner.HoldC, inner.PairSteps = false, false
+		ord := m.stepOrder(32)
+		for p := 0; p < b.T; p++ {
+			for i := 0; i < b.M; i++ {
+				for j := 0; j < b.N; j++ {
+					a, bb := b.Operands(p, i, j)
+					c := b.CElem(b.C, p, i, j)
+					got := b.CElem(hw, p, i, j)
+					if m.Dot(a, bb, c) == got {
+						continue
+					}
+					pa, pbb := permute(a, ord), permute(bb, ord)
+					s1 := inner.fused(pa[:16], pbb[:16], 0, nil)
+					tr := &Trace{Model: &inner}
+					s2 := inner.fused(pa[16:], pbb[16:], s1, tr)
+					var lines []string
+					exact := func(ks []int) *big.Rat {
+						r := new(big.Rat)
+						for _, k := range ks {
+							x := decode(in.V.A, a[k], -126, false)
+							y := decode(in.V.B, bb[k], -126, false)
+							r.Add(r, ratOf(term{neg: x.neg != y.neg, sig: x.sig * y.sig, exp: x.exp + y.exp, frac: x.frac + y.frac}))
+						}
+						return r
+					}
+					e1, e2 := exact(ord[:16]), exact(ord[16:])
+					f1, _ := e1.Float64()
+					f2, _ := e2.Float64()
+					lines = append(lines, fmt.Sprintf("exact step sums %.17g %.17g; model S1 %#x S2 %#x c %#x -> model %#x hw %#x", f1, f2, s1, s2, c, m.Dot(a, bb, c), got))
+					t.Logf("%s problem %d (%d,%d) fill %d:\n%s\n%s", in.Tag, p, i, j, p%numFills, strings.Join(lines, "\n"), tr)
+				}
+			}
+		}
 	}
 }

@@ -25,29 +25,30 @@ func (m *Model) MatMul(M, N, K int, a, b, c []uint64) []uint64 {
 		}
 		return d
 	}
-	if len(m.KOrder) == K { // take the products in step order
-		a, b = permuteRows(a, K, m.KOrder), permuteRows(b, K, m.KOrder)
+	g := m.Group
+	if g <= 0 || g > K {
+		g = K
+	}
+	if ord := m.stepOrder(K); ord != nil { // take the products in step order
+		a, b = permuteRows(a, K, ord), permuteRows(b, K, ord)
+		g = pairStepSize(K)
 	}
 	inner := m
 	if m.HoldC {
 		x := *m
-		x.HoldC, x.KOrder = false, nil
+		x.HoldC = false
 		inner = &x
 	}
 	da := make([]decoded, len(a))
 	db := make([]decoded, len(b))
 	for i, r := range a {
-		da[i] = toDecoded(decode(m.A, r, m.ZeroExp, m.FlushInputs))
+		da[i] = toDecoded(m.decodeIn(m.A, r))
 	}
 	for i, r := range b {
-		db[i] = toDecoded(decode(m.B, r, m.ZeroExp, m.FlushInputs))
+		db[i] = toDecoded(m.decodeIn(m.B, r))
 	}
 	fracAB := int(m.A.MantBits + m.B.MantBits)
 	d := make([]uint64, M*N)
-	g := m.Group
-	if g <= 0 || g > K {
-		g = K
-	}
 	for i := 0; i < M; i++ {
 		ar := da[i*K : (i+1)*K]
 		for j := 0; j < N; j++ {

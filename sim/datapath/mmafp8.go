@@ -5,6 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/rand/v2"
+
+	"github.com/tcsim/tcsim/isa/numfmt"
 )
 
 // The mma.sync FP8 probe family: sm_90 has no FP8 mma.sync in hardware, and
@@ -252,27 +255,34 @@ func tagSeed(tag string) uint64 {
 // by one ulp, so the first step's rounding decides the result.
 func fp8Random(b *Batch, seed uint64) {
 	b.Random(0, seed)
+	for p := 2; p < b.T; p += 3 {
+		crossStep(b, p)
+	}
+}
+
+// crossStep makes problem p a cross-step cancellation: the products of
+// step 2 (k mod 4 in {2, 3}) are those of step 1 negated, a quarter of
+// them nudged by one ulp.
+func crossStep(b *Batch, p int) {
 	w := b.V.elemBits()
 	sb := signBit(b.V.B)
-	for p := 2; p < b.T; p += 3 {
-		for m := 0; m < b.M; m++ {
-			row := b.ARow(p, m)
-			for k := 0; k < b.V.K; k++ {
-				if fp8Step(k) == 1 {
-					putElem(row, w, k, getElem(row, w, k-2))
-				}
+	for m := 0; m < b.M; m++ {
+		row := b.ARow(p, m)
+		for k := 0; k < b.V.K; k++ {
+			if fp8Step(k) == 1 {
+				putElem(row, w, k, getElem(row, w, k-2))
 			}
 		}
-		for n := 0; n < b.N; n++ {
-			row := b.BRow(p, n)
-			for k := 0; k < b.V.K; k++ {
-				if fp8Step(k) == 1 {
-					x := getElem(row, w, k-2) ^ sb
-					if (k*7+n*3+p)%4 == 0 {
-						x ^= 1
-					}
-					putElem(row, w, k, x)
+	}
+	for n := 0; n < b.N; n++ {
+		row := b.BRow(p, n)
+		for k := 0; k < b.V.K; k++ {
+			if fp8Step(k) == 1 {
+				x := getElem(row, w, k-2) ^ sb
+				if (k*7+n*3+p)%4 == 0 {
+					x ^= 1
 				}
+				putElem(row, w, k, x)
 			}
 		}
 	}
@@ -293,4 +303,71 @@ func zeroHighK(b *Batch) {
 			}
 		}
 	}
+}
+
+// MMAFP8Holdout is a second large random set of v, 2^20 dot products drawn
+// with another seed after the model was fitted: the five fill families,
+// cross-step cancellation, and a family where one operand holds
+// subnormals and the other large values, so that products of subnormal
+// inputs decide the alignment (see Model.Widen).
+func MMAFP8Holdout(v Variant) *Batch {
+	b := NewBatch(v, 1<<20/(16*8))
+	b.Random(0, tagSeed("holdout/"+v.Name))
+	r := rand.New(rand.NewPCG(tagSeed("holdout-mix/"+v.Name), 7))
+	w := v.elemBits()
+	for p := 0; p < b.T; p++ {
+		switch p % 4 {
+		case 1:
+			crossStep(b, p)
+		case 3:
+			// Step 2 (k mod 4 in {2, 3}) gets subnormal × large products;
+			// step 1 keeps the family's values, so its result carries many
+			// bits into the second step's alignment.
+			// In half of them step 1 is tiny too (subnormal × small), so
+			// that its low bits meet the second step's alignment.
+			subA := p%8 == 3 // which operand holds the subnormals
+			tiny := p%16 >= 8
+			for m := 0; m < b.M; m++ {
+				for k := 0; k < v.K; k++ {
+					switch {
+					case fp8Step(k) == 1 && r.IntN(4) != 0:
+						putElem(b.ARow(p, m), w, k, mixElem(r, v.A, subA))
+					case fp8Step(k) == 0 && tiny:
+						putElem(b.ARow(p, m), w, k, mixElem(r, v.A, true))
+					}
+				}
+			}
+			for n := 0; n < b.N; n++ {
+				for k := 0; k < v.K; k++ {
+					switch {
+					case fp8Step(k) == 1 && r.IntN(4) != 0:
+						putElem(b.BRow(p, n), w, k, mixElem(r, v.B, !subA))
+					case fp8Step(k) == 0 && tiny:
+						putElem(b.BRow(p, n), w, k, randElem(r, v.B, FillTiny, k, n))
+					}
+				}
+			}
+		}
+	}
+	return b
+}
+
+// mixElem is a random subnormal of f (sub) or a random finite value from
+// the top three binades of f.
+func mixElem(r *rand.Rand, f *numfmt.Format, sub bool) uint64 {
+	sign := uint64(r.IntN(2)) << (f.Bits - 1)
+	mant := r.Uint64() & (1<<f.MantBits - 1)
+	if sub {
+		return sign | max(mant, 1)
+	}
+	emax := 1<<f.ExpBits - 2 // the top binade below Inf/NaN
+	if !f.HasInf {
+		emax++
+	}
+	e := uint64(emax - r.IntN(3))
+	v := sign | e<<f.MantBits | mant
+	if f.NaN == numfmt.AllOnesNaN && e == 1<<f.ExpBits-1 && mant == 1<<f.MantBits-1 {
+		v &^= 1 // e4m3: S.1111.111 is NaN
+	}
+	return v
 }

@@ -60,6 +60,13 @@ func fp8Instances() []fp8Instance {
 				}
 				return b
 			}})
+			out = append(out, fp8Instance{"hold", v.Name, v, k16, func() *Batch {
+				b := MMAFP8Holdout(v)
+				if k16 {
+					zeroHighK(b)
+				}
+				return b
+			}})
 		}
 	}
 	return out

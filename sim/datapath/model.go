@@ -82,13 +82,17 @@ type Model struct {
 	// products are accumulated from +0 with the fused datapath, and C is
 	// added to the result at the end as an IEEE addition (CAddRound).
 	HoldC bool
-	// KOrder, when it has one entry per product (K entries), is the order in
-	// which the products enter the steps: with Group g, step i takes
-	// products KOrder[i*g:(i+1)*g]. Without it (or with another length) the
-	// steps take the products in k order. sm_90 mma.sync with FP8 inputs
-	// (MMASyncFP8) needs it: the FP8 bytes are unpacked into f16 pairs, and
-	// the first k16 step takes the pairs k mod 4 in {0, 1}.
-	KOrder []int
+	// PairSteps takes the products in two fused steps, first those with
+	// k mod 4 in {0, 1}, then those with k mod 4 in {2, 3} (Group is then
+	// ignored). This is emulated FP8 mma.sync on sm_90: every 32-bit
+	// register of four FP8 values is unpacked into two f16 pairs, the low
+	// pair feeding the first f16 MMA and the high pair the second.
+	PairSteps bool
+	// Widen, when set, is a wider format the A and B elements are first
+	// converted to (exactly), as emulated FP8 mma.sync converts FP8 to f16:
+	// an element that is subnormal in its own format but normal in Widen
+	// then aligns by its true exponent instead of the format's minimum.
+	Widen *numfmt.Format
 }
 
 // CJoin is how the accumulator enters the sum (see Model.CAfter).
@@ -146,6 +150,24 @@ func decode(f *numfmt.Format, raw uint64, zeroExp int, flush bool) term {
 	return t
 }
 
+// decodeIn decodes an A or B element, converted to m.Widen when set.
+func (m *Model) decodeIn(f *numfmt.Format, raw uint64) term {
+	t := decode(f, raw, m.ZeroExp, m.FlushInputs)
+	if m.Widen == nil || t.sig == 0 || t.nan || t.inf || t.sig >= 1<<t.frac {
+		return t
+	}
+	// A subnormal of f: its leading bit is at 2^(exp-frac+lead). In the
+	// wider format it is normal (or a subnormal at that format's minimum
+	// exponent): move the alignment exponent down, keep the value.
+	lead := bits.Len64(t.sig) - 1
+	e := max(t.exp-t.frac+lead, 1-m.Widen.Bias)
+	if s := t.exp - e; s > 0 {
+		t.sig <<= s
+		t.exp = e
+	}
+	return t
+}
+
 // Result is the outcome of one dot product, with what the explanation of
 // the datapath needs.
 type Result struct {
@@ -171,8 +193,10 @@ func (m *Model) dot(a, b []uint64, c uint64, tr *Trace) uint64 {
 	if g <= 0 || g > k {
 		g = k
 	}
-	if len(m.KOrder) == k {
-		a, b = permute(a, m.KOrder), permute(b, m.KOrder)
+	ord := m.stepOrder(k)
+	if ord != nil {
+		a, b = permute(a, ord), permute(b, ord)
+		g = pairStepSize(k)
 	}
 	if m.HoldC {
 		inner := *m
@@ -181,8 +205,8 @@ func (m *Model) dot(a, b []uint64, c uint64, tr *Trace) uint64 {
 		for start := 0; start < k; start += g {
 			end := min(start+g, k)
 			acc = inner.fused(a[start:end], b[start:end], acc, tr)
-			if tr != nil && len(m.KOrder) == k {
-				tr.Groups[len(tr.Groups)-1].K = m.KOrder[start:end]
+			if tr != nil && ord != nil {
+				tr.Groups[len(tr.Groups)-1].K = ord[start:end]
 			}
 		}
 		out := m.addIEEE(acc, c)
@@ -200,6 +224,26 @@ func (m *Model) dot(a, b []uint64, c uint64, tr *Trace) uint64 {
 	return acc
 }
 
+// stepOrder is the order in which the steps take the K products, or nil
+// for k order (see PairSteps).
+func (m *Model) stepOrder(k int) []int {
+	if !m.PairSteps {
+		return nil
+	}
+	var lo, hi []int
+	for i := 0; i < k; i++ {
+		if i%4 < 2 {
+			lo = append(lo, i)
+		} else {
+			hi = append(hi, i)
+		}
+	}
+	return append(lo, hi...)
+}
+
+// pairStepSize is the number of products in the first PairSteps step.
+func pairStepSize(k int) int { return k/4*2 + min(k%4, 2) }
+
 // permute returns x in the order ord.
 func permute(x []uint64, ord []int) []uint64 {
 	out := make([]uint64, len(ord))
@@ -215,8 +259,8 @@ func (m *Model) fused(a, b []uint64, c uint64, tr *Trace) uint64 {
 	terms := make([]term, 0, len(a)+1)
 	terms = append(terms, ct)
 	for i := range a {
-		x := decode(m.A, a[i], m.ZeroExp, m.FlushInputs)
-		y := decode(m.B, b[i], m.ZeroExp, m.FlushInputs)
+		x := m.decodeIn(m.A, a[i])
+		y := m.decodeIn(m.B, b[i])
 		p := term{neg: x.neg != y.neg, sig: x.sig * y.sig, exp: x.exp + y.exp, frac: x.frac + y.frac}
 		switch {
 		case x.nan || y.nan:
@@ -400,13 +444,6 @@ func (m *Model) Validate() error {
 		return fmt.Errorf("datapath model: %s×%s+%s is not a floating-point MMA", m.A, m.B, m.C)
 	case m.FracBits < 0 || m.FracBits > 40:
 		return fmt.Errorf("datapath model: FracBits %d must be in [0, 40]", m.FracBits)
-	}
-	seen := make([]bool, len(m.KOrder))
-	for i, k := range m.KOrder {
-		if k < 0 || k >= len(m.KOrder) || seen[k] {
-			return fmt.Errorf("datapath model: KOrder[%d] = %d: KOrder must be a permutation of 0..%d", i, k, len(m.KOrder)-1)
-		}
-		seen[k] = true
 	}
 	return nil
 }

@@ -54,40 +54,28 @@ func HopperInt(a, b *numfmt.Format, satfinite bool) *IntModel {
 	return &IntModel{A: a, B: b, Saturate: satfinite, B1: a.Kind == numfmt.BitKind}
 }
 
-// MMASyncFP8 is the sm_90 mma.sync datapath for FP8 inputs (m16n8k32
-// e4m3/e5m2), as the H100 computes it. sm_90 has no FP8 mma.sync in
-// hardware: ptxas unpacks each FP8 register (four k values) into two f16
-// pairs and runs two f16 k16 tensor-core steps (the wgmma/HMMA datapath:
-// products fused with 25 fraction bits, truncated toward zero):
+// MMASyncFP8 is the sm_90 mma.sync datapath for FP8 inputs (m16n8k32 and
+// m16n8k16, e4m3/e5m2 in any mix), as the H100 computes it. sm_90 has no
+// FP8 mma.sync: ptxas unpacks every 32-bit register of four FP8 values into
+// two f16 pairs (F2FP.F16.E4M3/E5M2.UNPACK_B) and runs two f16 MMAs
+// (HMMA.16816 for k32, HMMA.1688 for k16), then adds C (FADD, HADD2):
 //
-//   - step 1 takes the products k mod 4 in {0, 1} (the low byte pair of
-//     every register) and starts from +0, not from C;
-//   - its result, normalised to the accumulator format (toward zero for
-//     f32, to nearest even for f16), is step 2's accumulator, fused with
-//     the products k mod 4 in {2, 3};
+//   - the conversion to f16 is exact; an e4m3 subnormal becomes a normal
+//     f16 and aligns by its true exponent (e5m2 subnormals stay subnormal);
+//   - step 1 takes the products k mod 4 in {0, 1} and starts from +0, not
+//     from C; step 2 takes k mod 4 in {2, 3} with step 1's result as its
+//     accumulator;
+//   - each step is the f16 tensor-core datapath: products and accumulator
+//     aligned to the largest exponent, 25 fraction bits, truncated toward
+//     zero, normalised toward zero into f32 (or to nearest even into f16);
 //   - C is added last, as an IEEE addition rounded to nearest even.
 //
-// FP8 values convert to f16 exactly, so the products are those of the
-// FP8 inputs; there is no 13-bit (e8m13) truncation as in wgmma.
+// There is no 13-bit (e8m13) truncation as in wgmma's FP8 datapath.
 func MMASyncFP8(a, b, c *numfmt.Format) *Model {
 	m := Hopper(a, b, c)
 	m.FracBits, m.OutMantBits = 25, 0
-	m.Group, m.HoldC, m.CAddRound, m.KOrder = 16, true, RoundNearestEven, mmaSyncFP8Order()
+	m.PairSteps, m.HoldC, m.CAddRound, m.Widen = true, true, RoundNearestEven, mustFormat("f16")
 	return m
-}
-
-// mmaSyncFP8Order is the order in which emulated FP8 mma.sync m16n8k32
-// takes its products: the pairs k mod 4 in {0, 1}, then k mod 4 in {2, 3}.
-func mmaSyncFP8Order() []int {
-	var lo, hi []int
-	for k := 0; k < 32; k++ {
-		if k%4 < 2 {
-			lo = append(lo, k)
-		} else {
-			hi = append(hi, k)
-		}
-	}
-	return append(lo, hi...)
 }
 
 // MMASync returns the sm_90 mma.sync datapath and how far it is verified:

@@ -20,7 +20,7 @@ type GroupTrace struct {
 	Sum     int64         // the exact sum of the aligned terms, in units of 2^(MaxExp-FracBits)
 	Special string        // set when NaN or Inf decided the result
 	Out     uint64        // the normalised result of the step
-	K       []int         // k index of each product when the steps take them out of order (Model.KOrder)
+	K       []int         // k index of each product when the steps take them out of order (Model.PairSteps)
 }
 
 // label names term i of the group: c, or p<k> for the product of index k.
