@@ -1,0 +1,365 @@
+package probe
+
+import (
+	"fmt"
+
+	"github.com/tcsim/tcsim/layouts/catalog"
+)
+
+// mma.sync probes. Every operand is in registers, so each fragment is
+// probed with the other two taken from the catalog: A holding codes with
+// an identity B, B holding codes with an identity A, and the accumulator
+// with A(m,k) = m, B = 1 and then A = 1, B(n,k) = n.
+
+type mmaShape struct {
+	name       string
+	op         string
+	in         elem
+	k          int
+	acc        elem
+	aRegs      int
+	bRegs      int
+	a, b, d    string // catalog atoms
+	checkAandB bool   // whether this case checks the A and B fragments (the f16-accumulator case checks D only)
+}
+
+var mmaShapes = []mmaShape{
+	{"mma_m16n8k8_f32_f16", "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", elemF16, 8, elemF32, 2, 1,
+		"mma.sync.m16k8.a.b16", "mma.sync.n8k8.b.b16", "mma.sync.m16n8.d.f32", true},
+	{"mma_m16n8k8_f32_tf32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", elemTF32, 8, elemF32, 4, 2,
+		"mma.sync.m16k8.a.tf32", "mma.sync.n8k8.b.tf32", "mma.sync.m16n8.d.f32", true},
+	{"mma_m16n8k16_f32_f16", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", elemF16, 16, elemF32, 4, 2,
+		"mma.sync.m16k16.a.b16", "mma.sync.n8k16.b.b16", "mma.sync.m16n8.d.f32", true},
+	{"mma_m16n8k16_f16_f16", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", elemF16, 16, elemF16, 4, 2,
+		"mma.sync.m16k16.a.b16", "mma.sync.n8k16.b.b16", "mma.sync.m16n8.d.f16", false},
+	{"mma_m16n8k32_s32_u8", "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32", elemU8, 32, elemS32, 4, 2,
+		"mma.sync.m16k32.a.b8", "mma.sync.n8k32.b.b8", "mma.sync.m16n8.d.s32", true},
+}
+
+// mmaJob is what one CTA (one warp) runs.
+type mmaJob struct {
+	kind  string // "a", "b" or "d"
+	block int    // the K block the identity selects (a: 8 columns of K, b: 16 rows of K)
+	pass  int    // a, b: the code byte; d: 0 rows, 1 columns
+}
+
+func mmaCase(s mmaShape) *Case {
+	a, b, d := mustAtom(s.a), mustAtom(s.b), mustAtom(s.d)
+	var jobs []mmaJob
+	if s.checkAandB {
+		for kb := 0; kb < s.k/8; kb++ {
+			jobs = append(jobs, mmaJob{"a", kb, 0}, mmaJob{"a", kb, 1})
+		}
+		for mb := 0; mb < (s.k+15)/16; mb++ {
+			jobs = append(jobs, mmaJob{"b", mb, 0}, mmaJob{"b", mb, 1})
+		}
+	}
+	jobs = append(jobs, mmaJob{"d", 0, 0}, mmaJob{"d", 0, 1})
+	k := &mmaKernel{name: s.name, shape: s, op: s.op, acc: s.acc, aRegs: s.aRegs, bRegs: s.bRegs, jobs: len(jobs),
+		comment: []string{
+			s.op + ", one warp per CTA.",
+			"A probe (CTA pairs 'a'): A register values are code(t,v) = t*V + v (low byte,",
+			"then high byte), B is the identity on K block j (loaded with the catalog's B",
+			"fragment), so D(m,n) = A(m, 8j+n). B probe: the same with B holding codes and A",
+			"the identity on rows 16j..16j+15 of K. Accumulator probe: A(m,k) = m and B = 1,",
+			"then A = 1 and B(n,k) = n, so D = K*m, then K*n. Each lane stores its raw D",
+			"registers at 16*lane.",
+		}}
+	in := make([]byte, 0, len(jobs)*mmaInRec)
+	for _, j := range jobs {
+		var ar, br [][4]uint32
+		one := func(int, int) int { return 1 }
+		switch j.kind {
+		case "a":
+			ar = regsFromCodes(32, a.Values(), a.ValsPerReg, s.in, j.pass)
+			br = regsFromAtom(b, s.in, func(n, k int) int { return b2i(k == 8*j.block+n) })
+		case "b":
+			ar = regsFromAtom(a, s.in, func(m, k int) int { return b2i(k == 16*j.block+m) })
+			br = regsFromCodes(32, b.Values(), b.ValsPerReg, s.in, j.pass)
+		default:
+			if j.pass == 0 {
+				ar = regsFromAtom(a, s.in, func(m, _ int) int { return m })
+				br = regsFromAtom(b, s.in, one)
+			} else {
+				ar = regsFromAtom(a, s.in, one)
+				br = regsFromAtom(b, s.in, func(n, _ int) int { return n })
+			}
+		}
+		rec := make([]byte, mmaInRec)
+		for t := 0; t < 32; t++ {
+			for r := 0; r < 4; r++ {
+				put32(rec, 32*t+4*r, ar[t][r])
+			}
+			put32(rec, 32*t+16, br[t][0])
+			put32(rec, 32*t+20, br[t][1])
+		}
+		in = append(in, rec...)
+	}
+	c := &Case{Name: s.name, Title: s.op, Arch: "sm_80", PTX: k.ptx(), Threads: 32, Jobs: len(jobs),
+		InRec: mmaInRec, OutRec: mmaOutRec, In: in, spec: k}
+	find := func(kind string, block, pass int) int {
+		for i, j := range jobs {
+			if j == (mmaJob{kind, block, pass}) {
+				return i
+			}
+		}
+		panic("probe: no such mma job")
+	}
+	// value decodes value v of lane t's accumulator in job.
+	value := func(out []byte, job, t, v int) (int, error) {
+		raw := unpack(s.acc, le32(out, job*mmaOutRec+16*t+4*(v/d.ValsPerReg)), v%d.ValsPerReg)
+		x, err := s.acc.decode(raw)
+		if err != nil {
+			return 0, fmt.Errorf("CTA %d, lane %d, value %d: %w", job, t, v, err)
+		}
+		return x, nil
+	}
+	code := func(out []byte, lo, hi, t, v int) (int, error) {
+		l, err := value(out, lo, t, v)
+		if err != nil {
+			return 0, err
+		}
+		h, err := value(out, hi, t, v)
+		if err != nil {
+			return 0, err
+		}
+		if l < 0 || l > 255 || h < 0 || h > 255 {
+			return -1, nil
+		}
+		return l | h<<8, nil
+	}
+	size := func(out []byte) error {
+		if len(out) != len(jobs)*mmaOutRec {
+			return fmt.Errorf("output has %d bytes, want %d", len(out), len(jobs)*mmaOutRec)
+		}
+		return nil
+	}
+	const joint = "mma.sync keeps every operand in registers: a relabelling of m, n or k applied to all three fragments " +
+		"is invisible to any probe (and harmless), so A, B and D are verified jointly, each assuming the other two"
+	if s.checkAandB {
+		c.Checks = append(c.Checks, Check{Atom: a.Name, Case: s.name,
+			How: "A registers hold code(thread, value), B = identity per 8-wide K block: D(m, n) names the (thread, value) at A(m, 8j+n)", Caveat: joint,
+			decode: func(out []byte) Outcome {
+				if err := size(out); err != nil {
+					return failed(err)
+				}
+				obs := newTV(a)
+				for kb := 0; kb < s.k/8; kb++ {
+					lo, hi := find("a", kb, 0), find("a", kb, 1)
+					for t := 0; t < 32; t++ {
+						for v := 0; v < d.Values(); v++ {
+							c, err := code(out, lo, hi, t, v)
+							if err != nil {
+								return failed(err)
+							}
+							m, n := d.TV.Coord(t, v)
+							if c < 0 || c >= 32*a.Values() {
+								return failed(fmt.Errorf("K block %d: D(%d,%d) is not a code", kb, m, n))
+							}
+							obs.put(c/a.Values(), c%a.Values(), seen{m + 16*(8*kb+n), ""})
+						}
+					}
+				}
+				return obs.compare()
+			}})
+		c.Checks = append(c.Checks, Check{Atom: b.Name, Case: s.name,
+			How: "B registers hold code(thread, value), A = identity per 16-row K block: D(m, n) names the (thread, value) at B(n, 16j+m)", Caveat: joint,
+			decode: func(out []byte) Outcome {
+				if err := size(out); err != nil {
+					return failed(err)
+				}
+				obs := newTV(b)
+				for mb := 0; mb < (s.k+15)/16; mb++ {
+					lo, hi := find("b", mb, 0), find("b", mb, 1)
+					for t := 0; t < 32; t++ {
+						for v := 0; v < d.Values(); v++ {
+							c, err := code(out, lo, hi, t, v)
+							if err != nil {
+								return failed(err)
+							}
+							m, n := d.TV.Coord(t, v)
+							kk := 16*mb + m
+							if kk >= s.k {
+								if c != 0 {
+									return failed(fmt.Errorf("D(%d,%d) = %d: rows of D past K must be 0 (A is the identity)", m, n, c))
+								}
+								continue
+							}
+							if c < 0 || c >= 32*b.Values() {
+								return failed(fmt.Errorf("K block %d: D(%d,%d) is not a code", mb, m, n))
+							}
+							obs.put(c/b.Values(), c%b.Values(), seen{n + 8*kk, ""})
+						}
+					}
+				}
+				return obs.compare()
+			}})
+	}
+	c.Checks = append(c.Checks, Check{Atom: d.Name, Case: s.name,
+		How: "D = K*m, then K*n (A rows = m, B columns = n, both loaded with the catalog's fragments)", Caveat: joint,
+		decode: func(out []byte) Outcome {
+			if err := size(out); err != nil {
+				return failed(err)
+			}
+			obs := newTV(d)
+			rj, cj := find("d", 0, 0), find("d", 0, 1)
+			for t := 0; t < 32; t++ {
+				for v := 0; v < d.Values(); v++ {
+					rv, err := value(out, rj, t, v)
+					if err != nil {
+						return failed(err)
+					}
+					cv, err := value(out, cj, t, v)
+					if err != nil {
+						return failed(err)
+					}
+					m, n := rv/s.k, cv/s.k
+					if rv%s.k != 0 || cv%s.k != 0 || m < 0 || m >= 16 || n < 0 || n >= 8 {
+						obs.put(t, v, seen{-1, fmt.Sprintf("D = %d and %d, not K*m and K*n of a cell", rv, cv)})
+						continue
+					}
+					obs.put(t, v, seen{m + 16*n, ""})
+				}
+			}
+			return obs.compare()
+		}})
+	return c
+}
+
+// matrixAtom is the catalog atom of an ldmatrix/stmatrix form.
+func matrixAtom(family string, v matrixVariant) catalog.Atom {
+	return mustAtom(fmt.Sprintf("%s.m8n8.%s.b16", family, v.suffix()))
+}
+
+// laneRow is the tile row whose address lane l supplies, or -1.
+func laneRow(a catalog.Atom, l int) int {
+	if l < len(a.AddrRows) {
+		return a.AddrRows[l]
+	}
+	return -1
+}
+
+// slotSeen says what shared-memory element e (16-bit; lane l's 32-byte row
+// holds elements 16l..16l+15) is as a cell of the atom's tile.
+func slotSeen(a catalog.Atom, e int) seen {
+	l, col := e/16, e%16
+	if col >= 8 {
+		return seen{-1, fmt.Sprintf("bytes %d-%d past lane %d's 16-byte row", 2*col, 2*col+1, l)}
+	}
+	row := laneRow(a, l)
+	if row < 0 {
+		return seen{-1, fmt.Sprintf("element %d of the row lane %d points at, a lane whose address the catalog says is unused", col, l)}
+	}
+	return seen{row + a.Rows*col, ""}
+}
+
+func laneAddrs(rec []byte) {
+	for l := 0; l < 32; l++ {
+		put32(rec, 4*l, uint32(32*l))
+	}
+}
+
+func ldmatrixCase() *Case {
+	const name = "ldmatrix"
+	var in []byte
+	for range matrixVariants {
+		rec := make([]byte, ldInRec)
+		laneAddrs(rec)
+		for e := 0; e < 512; e++ {
+			rec[128+2*e], rec[128+2*e+1] = byte(e), byte(e>>8)
+		}
+		in = append(in, rec...)
+	}
+	comment := []string{
+		"ldmatrix .m8n8 .b16, every .num with and without .trans, one per CTA (x1, x2, x4,",
+		"x1.trans, x2.trans, x4.trans). Lane l supplies the address of its own 32-byte row",
+		"(byte 32l of the buffer); every 16-bit element holds its own index, so each",
+		"register half names the lane whose row it came from and the element in that row.",
+	}
+	c := &Case{Name: name, Title: "ldmatrix .m8n8.b16, x1/x2/x4, with and without .trans", Arch: "sm_80",
+		PTX: ldmatrixPTX(name, comment), Threads: 32, Jobs: len(matrixVariants), InRec: ldInRec, OutRec: ldOutRec, In: in,
+		spec: matrixSpec{"ldmatrix"}}
+	for i, v := range matrixVariants {
+		i, a := i, matrixAtom("ldmatrix", v)
+		c.Checks = append(c.Checks, Check{Atom: a.Name, Case: name,
+			How: "shared memory holds element-index codes, lane l points at row l: each register half names its row and column",
+			decode: func(out []byte) Outcome {
+				if len(out) != len(matrixVariants)*ldOutRec {
+					return failed(fmt.Errorf("output has %d bytes, want %d", len(out), len(matrixVariants)*ldOutRec))
+				}
+				obs := newTV(a)
+				for t := 0; t < 32; t++ {
+					for v := 0; v < a.Values(); v++ {
+						e := int(unpack(elemB16, le32(out, i*ldOutRec+16*t+4*(v/2)), v%2))
+						if e >= 512 {
+							obs.put(t, v, seen{-1, fmt.Sprintf("%#04x, not an element code (register not written?)", e)})
+							continue
+						}
+						obs.put(t, v, slotSeen(a, e))
+					}
+				}
+				return obs.compare()
+			}})
+	}
+	return c
+}
+
+func stmatrixCase() *Case {
+	const name = "stmatrix"
+	var in []byte
+	for range matrixVariants {
+		rec := make([]byte, stInRec)
+		laneAddrs(rec)
+		for t := 0; t < 32; t++ {
+			for r := 0; r < 4; r++ {
+				put32(rec, 128+16*t+4*r, uint32(t*8+2*r)|uint32(t*8+2*r+1)<<16)
+			}
+		}
+		in = append(in, rec...)
+	}
+	comment := []string{
+		"stmatrix .m8n8 .b16, every .num with and without .trans, one per CTA (x1, x2, x4,",
+		"x1.trans, x2.trans, x4.trans). Lane l supplies the address of its own 32-byte row",
+		"of a buffer first filled with 0xffff; register r of lane t holds code(t, 2r) in",
+		"its low half and code(t, 2r+1) in its high half, code(t, v) = 8t + v. The buffer",
+		"is dumped: each element names the (thread, value) stored there.",
+	}
+	c := &Case{Name: name, Title: "stmatrix .m8n8.b16, x1/x2/x4, with and without .trans", Arch: "sm_90",
+		PTX: stmatrixPTX(name, comment), Threads: 32, Jobs: len(matrixVariants), InRec: stInRec, OutRec: stOutRec, In: in,
+		spec: matrixSpec{"stmatrix"}}
+	for i, v := range matrixVariants {
+		i, a := i, matrixAtom("stmatrix", v)
+		c.Checks = append(c.Checks, Check{Atom: a.Name, Case: name,
+			How: "registers hold code(thread, value), lane l points at row l of a poisoned buffer: each stored element names its (thread, value)",
+			decode: func(out []byte) Outcome {
+				if len(out) != len(matrixVariants)*stOutRec {
+					return failed(fmt.Errorf("output has %d bytes, want %d", len(out), len(matrixVariants)*stOutRec))
+				}
+				obs := newTV(a)
+				stray := ""
+				for e := 0; e < 512; e++ {
+					x := int(out[i*stOutRec+2*e]) | int(out[i*stOutRec+2*e+1])<<8
+					if x == 0xFFFF {
+						continue
+					}
+					t, v := x/8, x%8
+					if t >= 32 || v >= a.Values() {
+						if stray == "" {
+							stray = fmt.Sprintf("element %d of the buffer holds %#04x, which is no stored (thread, value)", e, x)
+						}
+						continue
+					}
+					obs.put(t, v, slotSeen(a, e))
+				}
+				o := obs.compare()
+				if stray != "" {
+					o.Mismatches++
+					if o.First == "" {
+						o.First = stray
+					}
+				}
+				return o
+			}})
+	}
+	return c
+}
