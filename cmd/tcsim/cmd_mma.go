@@ -281,6 +281,10 @@ func explainMMA(e *env, o *mmaOpts, in datapath.Inst, a, b, c, sfa, sfb []uint64
 	br := b[(p*N+col)*K : (p*N+col+1)*K]
 	cv := c[p*M*N+row*N+col]
 	head := fmt.Sprintf("D[%d][%d] of problem %d", row, col, p)
+	tail := ""
+	if in.Source != datapath.HardwareVerified {
+		tail = "; datapath " + string(in.Source)
+	}
 	value := func(bits uint64) string {
 		switch {
 		case in.Family != "tcgen05.mma":
@@ -290,11 +294,8 @@ func explainMMA(e *env, o *mmaOpts, in datapath.Inst, a, b, c, sfa, sfb []uint64
 		}
 		return fmt.Sprintf("%#x (%d)", bits, int32(uint32(bits)))
 	}
-	if in.Source != datapath.HardwareVerified {
-		head += ", " + string(in.Source)
-	}
 	for _, n := range in.Notes {
-		head += "\nnote: " + n
+		tail += "\nnote: " + n
 	}
 	switch ev := in.Eval.(type) {
 	case nil:
@@ -302,15 +303,15 @@ func explainMMA(e *env, o *mmaOpts, in datapath.Inst, a, b, c, sfa, sfb []uint64
 		sar := sfa[(p*M+row)*spr : (p*M+row+1)*spr]
 		sbr := sfb[(p*N+col)*spr : (p*N+col+1)*spr]
 		bits, tr := in.Block.Explain(ar, br, sar, sbr, cv)
-		fmt.Fprintf(e.stdout, "%s = %s\n%s", head, value(bits), tr)
+		fmt.Fprintf(e.stdout, "%s = %s%s\n%s", head, value(bits), tail, tr)
 	case interface {
 		Explain(a, b []uint64, c uint64) datapath.Result
 	}:
 		r := ev.Explain(ar, br, cv)
-		fmt.Fprintf(e.stdout, "%s = %s\n%s", head, value(r.Bits), r.Trace)
+		fmt.Fprintf(e.stdout, "%s = %s%s\n%s", head, value(r.Bits), tail, r.Trace)
 	default:
-		fmt.Fprintf(e.stdout, "%s = %s (integer datapath: the exact sum of products plus C, %s)\n",
-			head, value(ev.Dot(ar, br, cv)), map[bool]string{false: "wrapping at 32 bits", true: "saturating (.satfinite)"}[in.Sat])
+		fmt.Fprintf(e.stdout, "%s = %s (integer datapath: the exact sum of products plus C, %s)%s\n",
+			head, value(ev.Dot(ar, br, cv)), map[bool]string{false: "wrapping at 32 bits", true: "saturating (.satfinite)"}[in.Sat], tail)
 	}
 	return nil
 }

@@ -152,7 +152,7 @@ func (m *BlockScaled) Summary() string {
 			z = "runs that sum to zero take no part in choosing the anchor"
 		}
 	}
-	return fmt.Sprintf("sm_100a tcgen05.mma kind::%s: %s, keeping %d fraction bits (truncated toward zero; %s); the f32 result is truncated (MMA-Sim's Blackwell model); not hardware-verified",
+	return fmt.Sprintf("sm_100a tcgen05.mma kind::%s: %s, keeping %d fraction bits (truncated toward zero; %s); the f32 result is truncated (MMA-Sim's Blackwell model)",
 		m.Kind, how, m.FracBits, z)
 }
 
@@ -233,19 +233,157 @@ func (m *BlockScaled) Explain(a, b, sfa, sfb []uint64, c uint64) (uint64, *Block
 // MatMul computes D = (A·SFA)(B·SFB) + C for an M×N×K problem: A is M×K
 // row-major, B is N×K, SFA is M×(K/BlockSize), SFB is N×(K/BlockSize), C
 // and D are M×N row-major. It gives the bits of Dot per element, decoding
-// every operand once.
+// every operand once; rows and columns without NaN, Inf or NaN scale
+// factors take a fast path that allocates nothing.
 func (m *BlockScaled) MatMul(M, N, K int, a, b, sfa, sfb, c []uint64) []uint64 {
 	nb := K / m.BlockSize
 	ea, eb := m.elems(m.A, a, m.NegA), m.elems(m.B, b, m.NegB)
 	sa, sb := m.scales(sfa), m.scales(sfb)
+	rowOK := finiteRows(ea, sa, M, K, nb)
+	colOK := finiteRows(eb, sb, N, K, nb)
+	var fa, fb []term
+	if m.Group <= 1 {
+		fa, fb = m.fold(ea, sa, K, nb), m.fold(eb, sb, K, nb)
+	}
 	fm := m.fused()
 	d := make([]uint64, M*N)
 	for i := 0; i < M; i++ {
 		for j := 0; j < N; j++ {
-			d[i*N+j] = m.dot(fm, ea[i*K:(i+1)*K], eb[j*K:(j+1)*K], sa[i*nb:(i+1)*nb], sb[j*nb:(j+1)*nb], c[i*N+j], nil)
+			ar, br, sar, sbr := ea[i*K:(i+1)*K], eb[j*K:(j+1)*K], sa[i*nb:(i+1)*nb], sb[j*nb:(j+1)*nb]
+			if rowOK[i] && colOK[j] {
+				var fai, fbj []term
+				if fa != nil {
+					fai, fbj = fa[i*K:(i+1)*K], fb[j*K:(j+1)*K]
+				}
+				if v, ok := m.fastDot(fm, ar, br, sar, sbr, fai, fbj, c[i*N+j]); ok {
+					d[i*N+j] = v
+					continue
+				}
+			}
+			d[i*N+j] = m.dot(fm, ar, br, sar, sbr, c[i*N+j], nil)
 		}
 	}
 	return d
+}
+
+// fold multiplies every finite element by its scale factor, for the
+// per-product datapath: sig·s.sig·2^(exp+s.exp - (frac+s.frac)).
+func (m *BlockScaled) fold(e []bsElem, s []scaleVal, K, nb int) []term {
+	out := make([]term, len(e))
+	for i, x := range e {
+		t := x.t
+		sc := &s[i/K*nb+i%K/m.BlockSize]
+		t.sig *= sc.sig
+		t.exp += sc.exp
+		t.frac += sc.frac
+		out[i] = t
+	}
+	return out
+}
+
+// finiteRows reports, for each of n rows of K elements and nb scale
+// factors, whether all are finite.
+func finiteRows(e []bsElem, s []scaleVal, n, K, nb int) []bool {
+	ok := make([]bool, n)
+	for i := range ok {
+		ok[i] = true
+		for _, x := range e[i*K : (i+1)*K] {
+			if x.t.nan || x.t.inf {
+				ok[i] = false
+				break
+			}
+		}
+		for _, x := range s[i*nb : (i+1)*nb] {
+			if x.nan {
+				ok[i] = false
+			}
+		}
+	}
+	return ok
+}
+
+// fastDot is dot for finite elements and scale factors (the caller checks
+// them); the per-product datapath takes the elements with their scale
+// factors folded in (fa, fb). ok is false when it cannot decide (a special
+// C, or too many groups).
+func (m *BlockScaled) fastDot(fm *Model, a, b []bsElem, sa, sb []scaleVal, fa, fb []term, c uint64) (uint64, bool) {
+	ct := decode(m.C, c, -126, false)
+	if ct.nan || ct.inf {
+		return 0, false
+	}
+	F, bs := m.FracBits, m.BlockSize
+	emax := math.MinInt
+	if ct.sig != 0 || m.ZeroInAnchor {
+		emax = ct.exp
+	}
+	align := func(sig uint64, sh int, neg bool) int64 {
+		var v int64
+		switch {
+		case sh >= 0:
+			v = int64(sig << sh)
+		case sh > -64:
+			v = int64(sig >> -sh)
+		}
+		if neg {
+			v = -v
+		}
+		return v
+	}
+	var sum int64
+	if m.Group > 1 {
+		g := m.Group
+		ng := len(a) / g
+		const maxG = 16
+		if ng > maxG {
+			return 0, false
+		}
+		var sums [maxG]int64
+		var exps [maxG]int
+		uf := m.unitFrac()
+		for gi := 0; gi < ng; gi++ {
+			var s int64
+			ag, bg := a[gi*g:(gi+1)*g], b[gi*g:(gi+1)*g]
+			for k := range ag {
+				s += ag[k].u * bg[k].u
+			}
+			sA, sB := &sa[gi*g/bs], &sb[gi*g/bs]
+			sums[gi], exps[gi] = s, sA.exp+sB.exp
+			if (s != 0 && sA.sig != 0 && sB.sig != 0) || m.ZeroInAnchor {
+				emax = max(emax, exps[gi])
+			}
+		}
+		if emax == math.MinInt {
+			return 0, true
+		}
+		for gi := 0; gi < ng; gi++ {
+			sA, sB := &sa[gi*g/bs], &sb[gi*g/bs]
+			s := sums[gi]
+			sig := uint64(abs64(s)) * sA.sig * sB.sig
+			sum += align(sig, F-(uf+sA.frac+sB.frac)+exps[gi]-emax, s < 0)
+		}
+	} else {
+		for k := range fa {
+			x, y := &fa[k], &fb[k]
+			if (x.sig != 0 && y.sig != 0) || m.ZeroInAnchor {
+				emax = max(emax, x.exp+y.exp)
+			}
+		}
+		if emax == math.MinInt {
+			return 0, true
+		}
+		for k := range fa {
+			x, y := &fa[k], &fb[k]
+			sig := x.sig * y.sig
+			if sig == 0 {
+				continue
+			}
+			sum += align(sig, F-(x.frac+y.frac)+x.exp+y.exp-emax, x.neg != y.neg)
+		}
+	}
+	if ct.sig != 0 {
+		sum += align(ct.sig, F-ct.frac+ct.exp-emax, ct.neg)
+	}
+	return fm.normalize(sum, emax-F, ct), true
 }
 
 func (m *BlockScaled) dot(fm *Model, a, b []bsElem, sa, sb []scaleVal, c uint64, tr *BlockTrace) uint64 {
@@ -386,6 +524,14 @@ func (t *BlockTrace) String() string {
 		if i < len(t.Details) && t.Details[i] != "" {
 			detail = t.Details[i] + " → "
 		}
+		if x.sig == 0 && !x.nan && !x.inf {
+			what := "exponent"
+			if i > 0 && m.Group > 1 {
+				what = "scale exponent"
+			}
+			fmt.Fprintf(&b, "  %-10s %s0  (zero at %s %d: takes part in choosing the anchor)\n", name, detail, what, x.exp)
+			continue
+		}
 		switch {
 		case x.nan:
 			fmt.Fprintf(&b, "  %-10s %sNaN\n", name, detail)
@@ -414,7 +560,7 @@ func (t *BlockTrace) String() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "  anchor exponent %d; exact sum of the aligned terms %d × 2^%d = %g\n", g.MaxExp, g.Sum, g.MaxExp-m.FracBits, math.Ldexp(float64(g.Sum), g.MaxExp-m.FracBits))
-	fmt.Fprintf(&b, "  normalised (%s) to %s: %#x = %g\n", RoundTowardZero, m.C, g.Out, math.Float32frombits(uint32(g.Out)))
+	fmt.Fprintf(&b, "  normalised (%s) to %s: %#x = %s\n", RoundTowardZero, m.C, g.Out, m.C.Decode(g.Out))
 	return b.String()
 }
 

@@ -280,7 +280,7 @@ func TestBlockScaledExplain(t *testing.T) {
 		"datapath (not hardware-verified): sm_100a tcgen05.mma kind::mxf4nvf4: each run of 16 .e2m1×.e2m1 products is summed exactly",
 		"scale factors (.ue4m3): A row [0x3c = 1.5, 0x38 = 1, 0x38 = 1, 0x38 = 1]; B column [0x40 = 2,",
 		"k0-15      Σ a·b = 4, × sfa 1.5 × sfb 2 → +0x600 × 2^-7 = +12  (scale exponent 1)  → aligned",
-		"k16-31     Σ a·b = 0, × sfa 1 × sfb 1 → +0x0 × 2^-8 = +0  (scale exponent 0)  → aligned 0",
+		"k16-31     Σ a·b = 0, × sfa 1 × sfb 1 → 0  (zero at scale exponent 0: takes part in choosing the anchor)",
 		"anchor exponent 1;",
 		"normalised (round-toward-zero) to f32: 0x41500000 = 13",
 	} {

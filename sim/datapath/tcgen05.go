@@ -371,7 +371,10 @@ func parseTcgen05(name string, tc TCOptions) (Inst, error) {
 	in := Inst{Name: name, Family: "tcgen05.mma", Source: NotHardwareVerified}
 	nm, err := parseTCName(name)
 	if err != nil {
-		return in, fmt.Errorf("%s: %w; nearest: %s", name, err, strings.Join(nearestInst(name, 3), ", "))
+		if strings.Contains(err.Error(), "unknown") {
+			return in, fmt.Errorf("%s: %w; nearest: %s", name, err, strings.Join(nearestInst(name, 3), ", "))
+		}
+		return in, fmt.Errorf("%s: %w", name, err)
 	}
 	k := nm.kind
 	in.Kind, in.CTAGroup = k.String(), nm.cta
@@ -461,10 +464,10 @@ func parseTcgen05(name string, tc TCOptions) (Inst, error) {
 		in.Note = bs.Summary()
 	case k == desc.KindI8:
 		in.Eval = HopperInt(in.A, in.B, d.Saturate)
-		in.Note = "sm_100a tcgen05.mma kind::i8: the exact integer sum of products plus C, wrapping at 32 bits (saturating with descriptor bit 3), as on the H100; not hardware-verified"
+		in.Note = "sm_100a tcgen05.mma kind::i8: the exact integer sum of products plus C, wrapping at 32 bits (saturating with descriptor bit 3), as on the H100"
 	default:
 		in.Eval = &TCFloat{Model: Blackwell(in.A, in.B, in.C), NegA: d.NegateA, NegB: d.NegateB, ScaleD: tc.ScaleInputD}
-		in.Note = fmt.Sprintf("sm_100a tcgen05.mma kind::%s: the H100's fused datapath (all %d products and C in one step, aligned terms truncated toward zero, zeros out of the anchor) with 25 fraction bits for every input type and a full 23-bit f32 result (MMA-Sim's and Khattak & Mikaitis's Blackwell models); not hardware-verified", k, in.K)
+		in.Note = fmt.Sprintf("sm_100a tcgen05.mma kind::%s: the H100's fused datapath (all %d products and C in one step, aligned terms truncated toward zero, zeros out of the anchor) with 25 fraction bits for every input type and a full 23-bit f32 result (MMA-Sim's and Khattak & Mikaitis's Blackwell models)", k, in.K)
 	}
 	if in.NegA || in.NegB {
 		in.Notes = append(in.Notes, fmt.Sprintf("negated by the instruction descriptor: %s", negList(in.NegA, in.NegB)))

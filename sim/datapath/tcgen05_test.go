@@ -102,7 +102,7 @@ func TestTCParseInst(t *testing.T) {
 		if in.M != w.m || in.N != w.n || in.K != w.k || in.A.Name != w.a || in.B.Name != w.b || in.C.Name != w.c {
 			t.Errorf("%s: got m%dn%dk%d %s×%s→%s, want m%dn%dk%d %s×%s→%s", tt.name, in.M, in.N, in.K, in.A, in.B, in.C, w.m, w.n, w.k, w.a, w.b, w.c)
 		}
-		if in.Source != NotHardwareVerified || !strings.Contains(in.Note, "not hardware-verified") {
+		if in.Source != NotHardwareVerified || !strings.Contains(in.Note, "sm_100a tcgen05.mma kind::"+strings.Split(tt.name, ".")[0]) {
 			t.Errorf("%s: source %q, note %q", tt.name, in.Source, in.Note)
 		}
 		switch {
