@@ -1,0 +1,130 @@
+package sim
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// The trace is a JSON-lines file: one object per line, each with a "type".
+//
+//	{"type":"header","version":1,"file":"k.ptx","kernel":"k","grid":[1,1,1],"block":[128,1,1],"cluster":[1,1,1],"schedule":"lazy"}
+//	{"type":"inst","seq":12,"cta":[0,0,0],"warp":1,"pc":40,"line":77,"inst":"add.s32 %r3, %r1, %r2","active":"0xffffffff","exec":"0xffffffff","w":{"%r3":["0x5",...]}}
+//	{"type":"event","event":"mbarrier.phase","cta":[0,0,0],"addr":65536,"phase":1}
+//	{"type":"hazard","kind":"wgmma-acc-read","severity":"error","pos":"k.ptx:98:5","cta":[0,0,0],"warp":0,"msg":"..."}
+//	{"type":"end","steps":1234,"hazards":1,"error":""}
+//
+// "seq" numbers records in execution order. "active" is the warp's active
+// mask, "exec" the lanes that executed after the guard predicate. "w"
+// (with Options.TraceValues) gives, for each destination register, its
+// value in every lane of the warp after the instruction, as hex strings;
+// lanes that did not execute keep their previous values. Events are async
+// completions ("async.issue", "async.complete", "wgmma.complete") and
+// mbarrier phase changes. A replayer rebuilds register state by applying
+// the "w" maps in order.
+
+type tracer struct {
+	m   *Machine
+	mu  sync.Mutex
+	w   *bufio.Writer
+	seq int64
+	err error
+}
+
+// TraceVersion is the version of the trace format.
+const TraceVersion = 1
+
+func newTracer(m *Machine, w io.Writer) *tracer {
+	t := &tracer{m: m, w: bufio.NewWriterSize(w, 1<<16)}
+	t.write(map[string]any{"type": "header", "version": TraceVersion, "file": m.Prog.Filename, "kernel": m.Prog.Kernel.Name,
+		"grid": m.Grid, "block": m.Block, "cluster": m.Cluster, "schedule": m.Opts.Schedule.String()})
+	return t
+}
+
+func (t *tracer) write(v any) {
+	if t.err != nil {
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.err = err
+		return
+	}
+	t.w.Write(b)
+	t.err = t.w.WriteByte('\n')
+}
+
+type traceInst struct {
+	Type   string              `json:"type"`
+	Seq    int64               `json:"seq"`
+	CTA    [3]int              `json:"cta"`
+	Warp   int                 `json:"warp"`
+	PC     int                 `json:"pc"`
+	Line   int                 `json:"line"`
+	Inst   string              `json:"inst"`
+	Active string              `json:"active"`
+	Exec   string              `json:"exec"`
+	W      map[string][]string `json:"w,omitempty"`
+}
+
+func (t *tracer) inst(w *Warp, in *Inst, em uint32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	rec := traceInst{Type: "inst", Seq: t.seq, CTA: w.cta.ID, Warp: w.ID, PC: in.PC, Line: in.Line, Inst: in.PTX.String(),
+		Active: fmt.Sprintf("%#08x", w.activeMaskAt()), Exec: fmt.Sprintf("%#08x", em)}
+	if t.m.Opts.TraceValues && em != 0 {
+		for _, o := range in.dst {
+			if o.K != oReg || int(o.R) >= w.fn.NumRegs {
+				continue
+			}
+			if rec.W == nil {
+				rec.W = map[string][]string{}
+			}
+			vals := make([]string, 32)
+			r := w.reg(o.R)
+			for l := 0; l < 32; l++ {
+				vals[l] = fmt.Sprintf("%#x", r[l])
+			}
+			rec.W[w.regName(o.R)] = vals
+		}
+	}
+	t.write(rec)
+}
+
+func (t *tracer) event(ev map[string]any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ev["type"] = "event"
+	t.write(ev)
+}
+
+func (t *tracer) hazard(h Hazard) {
+	// called with m.mu held; the tracer has its own lock
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.write(map[string]any{"type": "hazard", "kind": h.Kind, "severity": h.Severity.String(), "pos": h.Pos.String(),
+		"cta": h.CTA, "warp": h.Warp, "msg": h.Msg})
+}
+
+func (t *tracer) flush() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	errText := ""
+	if t.m.err != nil {
+		errText = t.m.err.Error()
+	}
+	t.write(map[string]any{"type": "end", "steps": t.m.steps.Load(), "hazards": len(t.m.hazards.list), "error": errText})
+	t.w.Flush()
+}
+
+// activeMaskAt is the active mask of the entry that just ran (the top of
+// the stack, or nothing when the warp finished).
+func (w *Warp) activeMaskAt() uint32 {
+	if len(w.stack) == 0 {
+		return 0
+	}
+	return w.stack[len(w.stack)-1].mask
+}

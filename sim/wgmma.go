@@ -1,0 +1,986 @@
+package sim
+
+import (
+	"fmt"
+	"math/bits"
+	"strings"
+	"sync"
+
+	"github.com/tcsim/tcsim/isa/desc"
+	"github.com/tcsim/tcsim/isa/numfmt"
+	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/layouts/catalog"
+	"github.com/tcsim/tcsim/sim/datapath"
+)
+
+// wgmma (PTX ISA 9.7.15): the four warps of a warpgroup each issue the same
+// wgmma.mma_async; the operation runs when all four have issued it and
+// completes when its commit group does. Until a wgmma.wait_group covers it,
+// its accumulator and register-A operands belong to the tensor core: the
+// simulator writes the accumulators only when the group completes, and the
+// checker reports any access to them before the covering wait.
+
+func init() {
+	decoders["wgmma.mma_async"] = decWgmma
+	decoders["wgmma.fence"] = decWgmmaSync("fence")
+	decoders["wgmma.commit_group"] = decWgmmaSync("commit")
+	decoders["wgmma.wait_group"] = decWgmmaSync("wait")
+	decoders["wgmma.mma_async.sp"] = func(d *decoder) error {
+		return fmt.Errorf("wgmma.mma_async.sp (sparse) is not supported by the simulator")
+	}
+}
+
+type fragCell struct {
+	reg  int32 // index into the operand's register list
+	half uint8 // value position inside the register (low first)
+	row  int32
+	col  int32
+}
+
+type wgmmaInfo struct {
+	name           string
+	dp             datapath.Inst
+	model          *datapath.Model
+	M, N, K        int
+	rs             bool
+	dregs          []int32
+	aregs          []int32
+	descA, descB   Opnd
+	scaleD         Opnd
+	negA, negB     bool
+	transA, transB bool
+	accBits        int
+	accMap         [128][]fragCell // per thread of the warpgroup
+	aMap           [128][]fragCell
+	aBits, bBits   int
+	aPerReg        int
+}
+
+var fragCache sync.Map // atom name -> [128][]fragCell
+
+func fragTable(name string) ([128][]fragCell, int, error) {
+	if v, ok := fragCache.Load(name); ok {
+		e := v.(fragEntry)
+		return e.t, e.perReg, nil
+	}
+	a, err := catalog.Lookup(name)
+	if err != nil {
+		return [128][]fragCell{}, 0, err
+	}
+	var t [128][]fragCell
+	per := max(a.ValsPerReg, 1)
+	for th := 0; th < a.TV.Threads() && th < 128; th++ {
+		for v := 0; v < a.TV.Values(); v++ {
+			r, c := a.TV.Coord(th, v)
+			t[th] = append(t[th], fragCell{reg: int32(v / per), half: uint8(v % per), row: int32(r), col: int32(c)})
+		}
+	}
+	fragCache.Store(name, fragEntry{t, per})
+	return t, per, nil
+}
+
+type fragEntry struct {
+	t      [128][]fragCell
+	perReg int
+}
+
+func decWgmma(d *decoder) error {
+	x := d.x
+	sh := x.Shape
+	if len(x.Types) != 3 {
+		return fmt.Errorf("wgmma.mma_async: want .dtype.atype.btype")
+	}
+	dt, at, bt := x.Types[0], x.Types[1], x.Types[2]
+	name := fmt.Sprintf("wgmma.mma_async.sync.aligned.m%dn%dk%d", sh.M, sh.N, sh.K)
+	if x.Has("satfinite") {
+		name += ".satfinite"
+	}
+	name += "." + dt.String() + "." + at.String() + "." + bt.String()
+	if x.Has("and") && x.Has("popc") {
+		name += ".and.popc"
+	}
+	dp, err := datapath.ParseInst(name, datapath.TCOptions{})
+	if err != nil {
+		return err
+	}
+	wi := &wgmmaInfo{name: name, dp: dp, M: dp.M, N: dp.N, K: dp.K}
+	if m, ok := dp.Eval.(*datapath.Model); ok {
+		wi.model = m
+	}
+	ops := x.Operands
+	dv, ok := ops[0].(*ptx.Vector)
+	if !ok {
+		return fmt.Errorf("wgmma.mma_async: the accumulator must be a vector")
+	}
+	for _, e := range dv.Elems {
+		r, ok := d.reg(e)
+		if !ok || r.pred {
+			return fmt.Errorf("wgmma.mma_async: accumulator %s is not a register", exprString(e))
+		}
+		wi.dregs = append(wi.dregs, r.idx)
+	}
+	wi.accBits = 32
+	accName := "wgmma.m64n%d.d." + dt.String()
+	if dt == ptx.F16 {
+		wi.accBits = 16
+	}
+	tab, per, err := fragTable(fmt.Sprintf(accName, sh.N))
+	if err != nil {
+		return err
+	}
+	wi.accMap = tab
+	if want := sh.N / 2 / per; len(wi.dregs) != want {
+		return fmt.Errorf("wgmma m64n%d .%s accumulator: want %d registers, have %d", sh.N, dt, want, len(wi.dregs))
+	}
+	wi.aBits, wi.bBits = dp.A.Container, dp.B.Container
+	if av, ok := ops[1].(*ptx.Vector); ok {
+		wi.rs = true
+		for _, e := range av.Elems {
+			r, ok := d.reg(e)
+			if !ok || r.pred {
+				return fmt.Errorf("wgmma.mma_async: A fragment %s is not a register", exprString(e))
+			}
+			wi.aregs = append(wi.aregs, r.idx)
+		}
+		tok := "b16"
+		switch wi.aBits {
+		case 32:
+			tok = "tf32"
+		case 8:
+			tok = "b8"
+		}
+		if wi.aBits == 1 {
+			return fmt.Errorf("wgmma with .b1 A in registers is not supported")
+		}
+		tab, per, err := fragTable(fmt.Sprintf("wgmma.m64k%d.a.reg.%s", sh.K, tok))
+		if err != nil {
+			return err
+		}
+		wi.aMap, wi.aPerReg = tab, per
+		if len(wi.aregs) != 4 {
+			return fmt.Errorf("wgmma register A: want 4 registers, have %d", len(wi.aregs))
+		}
+	} else {
+		if wi.descA, err = d.val(ops[1], ptx.B64); err != nil {
+			return err
+		}
+	}
+	if wi.descB, err = d.val(ops[2], ptx.B64); err != nil {
+		return err
+	}
+	if wi.scaleD, err = d.val(ops[3], ptx.Pred); err != nil {
+		return err
+	}
+	imms := ops[4:]
+	imm := func(i int) int64 {
+		if i < len(imms) {
+			if im, ok := imms[i].(*ptx.Imm); ok {
+				return im.Int()
+			}
+		}
+		return -2
+	}
+	if dp.A.IsFloat() {
+		wi.negA = imm(0) == -1
+		wi.negB = imm(1) == -1
+		if wi.rs {
+			wi.transB = imm(2) == 1
+		} else {
+			wi.transA = imm(2) == 1
+			wi.transB = imm(3) == 1
+		}
+	}
+	d.in.ext = wi
+	d.in.class = clsWgmma
+	// Operands for inspection and the trace.
+	for _, r := range wi.dregs {
+		d.in.dst = append(d.in.dst, Opnd{K: oReg, R: r})
+	}
+	d.in.fn = execWgmma
+	d.c.p.hasWgmma = true
+	return nil
+}
+
+// warpgroup is the wgmma state of four warps.
+type warpgroup struct {
+	cta       *CTA
+	idx       int
+	warps     [4]*Warp
+	ops       []*wgmmaOp // issued and not yet completed, in order
+	nextOp    [4]int     // per warp: ops issued so far
+	committed [4]int     // per warp: commit_group count
+	groups    []*wgGroup
+	open      [4][]*wgmmaOp // per warp: issued since the last commit
+	seq       []int         // pcs of .aligned wgmma instructions, in order
+	seqPos    [4]int
+	lastFence [4]int64
+	fenced    [4]bool
+	maxnreg   int
+	maxnregBy [4]int
+	allOps    []*wgmmaOp // every op by index (completed ones stay as nil)
+	baseIdx   int
+}
+
+type wgGroup struct {
+	ops         []*wgmmaOp
+	committedBy uint8
+	done        bool
+	waited      [4]bool
+}
+
+type wgmmaOp struct {
+	idx      int
+	in       [4]*Inst
+	regs     [4][]uint64 // register files of the issuing frames
+	descA    [4]uint64
+	descB    [4]uint64
+	scaleD   [4]bool
+	issuedBy uint8
+	done     bool
+	cleared  [4]bool
+	reported bool
+	group    int
+	rd       []region
+}
+
+func newWarpgroup(c *CTA, idx int) *warpgroup {
+	wg := &warpgroup{cta: c, idx: idx}
+	for k := 0; k < 4; k++ {
+		if i := 4*idx + k; i < len(c.Warps) {
+			wg.warps[k] = c.Warps[i]
+		}
+	}
+	for k := range wg.lastFence {
+		wg.lastFence[k] = -1
+	}
+	return wg
+}
+
+func (wg *warpgroup) full() uint8 {
+	var m uint8
+	for k, w := range wg.warps {
+		if w != nil {
+			m |= 1 << k
+		}
+	}
+	return m
+}
+
+func (wg *warpgroup) warpsPresent() int { return bits.OnesCount8(wg.full()) }
+
+// aligned checks that the four warps run the same sequence of .aligned
+// wgmma instructions, each with every thread of the warp.
+func (wg *warpgroup) aligned(w *Warp, in *Inst, m uint32) {
+	k := w.ID % 4
+	mach := wg.cta.u.m
+	if live := w.valid &^ w.exited; m != live {
+		mach.hazard(Hazard{Kind: HzWgmmaAligned, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
+			Msg:   fmt.Sprintf("%s is .sync.aligned but only lanes %#08x of the warp execute it (divergent or predicated)", in.PTX.Opcode, m),
+			PTXAS: ptxasC7516})
+	}
+	p := wg.seqPos[k]
+	wg.seqPos[k]++
+	if p < len(wg.seq) {
+		if wg.seq[p] != in.PC {
+			other := &mach.Prog.Insts[wg.seq[p]]
+			mach.hazard(Hazard{Kind: HzWgmmaAligned, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID,
+				Msg:     fmt.Sprintf("warps of warpgroup %d disagree: this warp's wgmma instruction #%d is %s, another warp's is %s", wg.idx, p+1, in.PTX.Opcode, other.PTX),
+				Related: mach.Prog.pos(other), PTXAS: ptxasC7516})
+		}
+		return
+	}
+	wg.seq = append(wg.seq, in.PC)
+}
+
+func decWgmmaSync(kind string) decodeFn {
+	return func(d *decoder) error {
+		n := 0
+		if kind == "wait" {
+			im, ok := d.x.Operands[0].(*ptx.Imm)
+			if !ok {
+				return fmt.Errorf("wgmma.wait_group: N must be an immediate")
+			}
+			n = int(im.Int())
+		}
+		d.in.class = clsWgmma
+		d.in.aux = n
+		d.c.p.hasWgmma = true
+		d.in.fn = func(w *Warp, in *Inst, m uint32) {
+			wg := w.cta.wgs[w.ID/4]
+			k := w.ID % 4
+			switch kind {
+			case "fence":
+				wg.aligned(w, in, m)
+				wg.lastFence[k] = w.steps
+				wg.fenced[k] = true
+			case "commit":
+				wg.aligned(w, in, m)
+				wg.commit(w)
+			case "wait":
+				if w.wait.kind != waitWgmma {
+					wg.aligned(w, in, m)
+				}
+				if !wg.waitReady(w, n) {
+					w.block(waitInfo{kind: waitWgmma, wg: wg, n: n})
+					return
+				}
+				wg.finishWait(w, n)
+			}
+		}
+		return nil
+	}
+}
+
+func execWgmma(w *Warp, in *Inst, m uint32) {
+	wi := in.ext.(*wgmmaInfo)
+	c := w.cta
+	mach := c.u.m
+	wg := c.wgs[w.ID/4]
+	k := w.ID % 4
+	if wg.warpsPresent() != 4 {
+		w.fault(in, firstLane(m), "wgmma.mma_async needs a warpgroup of 4 warps; warpgroup %d of this CTA has %d (the block has %d threads)", wg.idx, wg.warpsPresent(), mach.threadsPerCTA)
+		return
+	}
+	wg.aligned(w, in, m)
+	l0 := firstLane(m)
+	// Operands: lane-uniform descriptors and scale-d.
+	var da uint64
+	if !wi.rs {
+		da = w.src(&wi.descA, 0)[l0]
+	}
+	db := w.src(&wi.descB, 1)[l0]
+	sd := w.predVal(&wi.scaleD)>>l0&1 == 1
+	forLanes(m, func(l int) {
+		if (!wi.rs && w.src(&wi.descA, 0)[l] != da) || w.src(&wi.descB, 1)[l] != db || (w.predVal(&wi.scaleD)>>l&1 == 1) != sd {
+			mach.hazard(Hazard{Kind: HzWgmmaAligned, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
+				Msg: "threads of the warp pass different descriptors or scale-d to one wgmma.mma_async; they must be uniform across the warpgroup"})
+		}
+	})
+	// Missing wgmma.fence: registers accessed since the last fence.
+	wg.checkFence(w, in, wi)
+	idx := wg.nextOp[k]
+	wg.nextOp[k]++
+	var op *wgmmaOp
+	if idx-wg.baseIdx < len(wg.allOps) {
+		op = wg.allOps[idx-wg.baseIdx]
+	}
+	if op == nil {
+		op = &wgmmaOp{idx: idx, group: -1}
+		wg.allOps = append(wg.allOps, op)
+		wg.ops = append(wg.ops, op)
+	}
+	op.in[k], op.regs[k] = in, w.r
+	op.descA[k], op.descB[k], op.scaleD[k] = da, db, sd
+	op.issuedBy |= 1 << k
+	wg.open[k] = append(wg.open[k], op)
+	// The registers now belong to the tensor core.
+	w.markInflight(in, wi.dregs, true)
+	if wi.rs {
+		w.markInflight(in, wi.aregs, true)
+	}
+	// Shared-memory operands: checked at issue, read at completion.
+	wg.smemOperands(w, in, wi, op, da, db, true)
+	if op.issuedBy == wg.full() {
+		// every warp issued it: check agreement
+		for j := 1; j < 4; j++ {
+			if op.in[j] != op.in[0] || op.descA[j] != op.descA[0] || op.descB[j] != op.descB[0] || op.scaleD[j] != op.scaleD[0] {
+				mach.hazard(Hazard{Kind: HzWgmmaAligned, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID,
+					Msg:     fmt.Sprintf("the warps of warpgroup %d issue wgmma #%d with different instructions or operands (warp %d: descriptors %#x/%#x; warp %d: %#x/%#x)", wg.idx, idx+1, 4*wg.idx, op.descA[0], op.descB[0], 4*wg.idx+j, op.descA[j], op.descB[j]),
+					Related: mach.Prog.pos(op.in[0])})
+				break
+			}
+		}
+		if mach.Opts.Schedule == Eager {
+			wg.execute(op)
+		}
+	}
+}
+
+// checkFence reports wgmma operands accessed by ordinary instructions since
+// the warp's last wgmma.fence.
+func (wg *warpgroup) checkFence(w *Warp, in *Inst, wi *wgmmaInfo) {
+	k := w.ID % 4
+	mach := wg.cta.u.m
+	if !wg.fenced[k] {
+		mach.hazard(Hazard{Kind: HzWgmmaNoFence, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID,
+			Msg:    "wgmma.mma_async without a wgmma.fence before the warpgroup's first wgmma",
+			Detail: "the ISA requires wgmma.fence before the first wgmma.mma_async and between any register access and a wgmma that uses the same registers",
+			PTXAS:  ptxasC7519})
+		wg.fenced[k] = true
+		return
+	}
+	if w.lastAccess == nil {
+		return
+	}
+	check := func(regs []int32, what string) bool {
+		for _, r := range regs {
+			if int(r) < len(w.lastAccess) && w.lastAccess[r] > wg.lastFence[k] {
+				pc := w.lastAccessPC[r]
+				mach.hazard(Hazard{Kind: HzWgmmaNoFence, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID,
+					Msg:     fmt.Sprintf("%s register %s was accessed by an ordinary instruction after the last wgmma.fence, and this wgmma.mma_async uses it", what, w.regName(r)),
+					Detail:  "wgmma.fence must separate register accesses from a wgmma.mma_async that reads or writes the same registers",
+					Related: mach.Prog.pos(&mach.Prog.Insts[pc]), PTXAS: ptxasC7519})
+				return true
+			}
+		}
+		return false
+	}
+	if !check(wi.dregs, "accumulator") && wi.rs {
+		check(wi.aregs, "A-fragment")
+	}
+}
+
+// markInflight counts a wgmma's registers as owned by the tensor core.
+func (w *Warp) markInflight(in *Inst, regs []int32, on bool) {
+	if w.inflight == nil || len(w.inflight) < w.fn.NumRegs {
+		w.inflight = make([]int32, w.fn.NumRegs)
+		w.inflightBy = make([]*Inst, w.fn.NumRegs)
+	}
+	for _, r := range regs {
+		if on {
+			w.inflight[r]++
+			w.inflightBy[r] = in
+		} else if w.inflight[r] > 0 {
+			w.inflight[r]--
+		}
+	}
+	w.inflightAny = false
+	for _, v := range w.inflight {
+		if v > 0 {
+			w.inflightAny = true
+			break
+		}
+	}
+}
+
+// commit closes the warp's open wgmma operations into its next group.
+func (wg *warpgroup) commit(w *Warp) {
+	k := w.ID % 4
+	g := wg.committed[k]
+	wg.committed[k]++
+	for len(wg.groups) <= g {
+		wg.groups = append(wg.groups, &wgGroup{})
+	}
+	grp := wg.groups[g]
+	if grp.committedBy == 0 {
+		grp.ops = wg.open[k]
+	} else if len(grp.ops) != len(wg.open[k]) {
+		mach := wg.cta.u.m
+		mach.hazard(Hazard{Kind: HzWgmmaAligned, Severity: SevError, PC: w.PC(), CTA: w.cta.ID, Warp: w.ID,
+			Msg: fmt.Sprintf("warps of warpgroup %d commit different numbers of wgmma operations into group %d (%d and %d)", wg.idx, g, len(grp.ops), len(wg.open[k]))})
+	}
+	for _, op := range wg.open[k] {
+		op.group = g
+	}
+	grp.committedBy |= 1 << k
+	wg.open[k] = nil
+}
+
+// groupsToWait lists the warp's groups that wait_group n must complete.
+func (wg *warpgroup) groupsToWait(w *Warp, n int) []*wgGroup {
+	k := w.ID % 4
+	var out []*wgGroup
+	for g := 0; g < wg.committed[k]-n; g++ {
+		if !wg.groups[g].waited[k] {
+			out = append(out, wg.groups[g])
+		}
+	}
+	return out
+}
+
+// waitReady reports whether wait_group n of warp w can complete: every
+// group it covers has been committed by the whole warpgroup.
+func (wg *warpgroup) waitReady(w *Warp, n int) bool {
+	full := wg.full()
+	for _, g := range wg.groupsToWait(w, n) {
+		if g.committedBy != full {
+			return false
+		}
+		for _, op := range g.ops {
+			if op.issuedBy != full {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// finishWait completes the covered groups and gives the registers back.
+func (wg *warpgroup) finishWait(w *Warp, n int) {
+	k := w.ID % 4
+	for _, g := range wg.groupsToWait(w, n) {
+		if !g.done {
+			for _, op := range g.ops {
+				wg.execute(op)
+			}
+			g.done = true
+		}
+		g.waited[k] = true
+		for _, op := range g.ops {
+			wg.release(w, op)
+		}
+	}
+	if len(wg.open[k]) > 0 && n == 0 {
+		mach := wg.cta.u.m
+		mach.hazard(Hazard{Kind: HzWgmmaCommit, Severity: SevError, PC: w.PC(), CTA: w.cta.ID, Warp: w.ID,
+			Msg:     fmt.Sprintf("wgmma.wait_group 0 with %d wgmma.mma_async not committed: wait_group only waits for committed groups", len(wg.open[k])),
+			Related: mach.Prog.pos(wg.open[k][0].in[k]), PTXAS: ptxasC7516})
+	}
+	if r := wg.cta.u.race; r != nil {
+		_ = r
+	}
+}
+
+// release returns an op's registers to warp w.
+func (wg *warpgroup) release(w *Warp, op *wgmmaOp) {
+	k := w.ID % 4
+	if op.cleared[k] || op.in[k] == nil {
+		return
+	}
+	op.cleared[k] = true
+	wi := op.in[k].ext.(*wgmmaInfo)
+	w.markInflight(op.in[k], wi.dregs, false)
+	if wi.rs {
+		w.markInflight(op.in[k], wi.aregs, false)
+	}
+}
+
+// implicitWait models the warpgroup.wait ptxas injects (C7517) when a
+// thread touches registers of an in-flight wgmma: every op this warp
+// issued completes and its registers come back. It reports false when the
+// other warps have not issued them yet (the warp then waits).
+func (wg *warpgroup) implicitWait(w *Warp) bool {
+	k := w.ID % 4
+	full := wg.full()
+	var pending []*wgmmaOp
+	for _, op := range wg.ops {
+		if op.in[k] != nil && !op.cleared[k] {
+			if op.issuedBy != full {
+				return false
+			}
+			pending = append(pending, op)
+		}
+	}
+	for _, op := range pending {
+		wg.execute(op)
+		wg.release(w, op)
+	}
+	return true
+}
+
+// implicitReady reports whether every op warp w issued has been issued by
+// the whole warpgroup (so that an implicit wait can complete them).
+func (wg *warpgroup) implicitReady(w *Warp) bool {
+	k := w.ID % 4
+	full := wg.full()
+	for _, op := range wg.ops {
+		if op.in[k] != nil && !op.cleared[k] && op.issuedBy != full {
+			return false
+		}
+	}
+	return true
+}
+
+// completeCommitted completes one group that every warp committed (used
+// when no warp can run).
+func (wg *warpgroup) completeCommitted() bool {
+	full := wg.full()
+	for _, g := range wg.groups {
+		if g.done || g.committedBy != full {
+			continue
+		}
+		ok := true
+		for _, op := range g.ops {
+			if op.issuedBy != full {
+				ok = false
+			}
+		}
+		if !ok {
+			continue
+		}
+		for _, op := range g.ops {
+			wg.execute(op)
+		}
+		g.done = true
+		return true
+	}
+	return false
+}
+
+func (wg *warpgroup) pendingDesc() string {
+	var parts []string
+	full := wg.full()
+	for g, grp := range wg.groups {
+		if grp.done {
+			continue
+		}
+		if grp.committedBy != full {
+			var missing []string
+			for k := 0; k < 4; k++ {
+				if full>>k&1 == 1 && grp.committedBy>>k&1 == 0 {
+					missing = append(missing, fmt.Sprint(4*wg.idx+k))
+				}
+			}
+			parts = append(parts, fmt.Sprintf("group %d is not committed by warp(s) %s", g, strings.Join(missing, ", ")))
+		}
+	}
+	if len(parts) == 0 {
+		return "waiting for the other warps of the warpgroup"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (wg *warpgroup) warpExited(w *Warp) {}
+
+// checkExit reports wgmma operations nobody waited for.
+func (wg *warpgroup) checkExit() {
+	mach := wg.cta.u.m
+	for _, op := range wg.allOps {
+		if op == nil || allCleared(op, op.issuedBy) || op.reported {
+			continue
+		}
+		for k := 0; k < 4; k++ {
+			if op.in[k] != nil && !op.cleared[k] {
+				mach.hazard(Hazard{Kind: HzWgmmaExit, Severity: SevError, PC: op.in[k].PC, CTA: wg.cta.ID, Warp: 4*wg.idx + k,
+					Msg:    "the warp exits with this wgmma.mma_async in flight: no wgmma.wait_group covers it",
+					Detail: "the accumulators are undefined until a wait_group covers the operation",
+					PTXAS:  ptxasC7517})
+				break
+			}
+		}
+	}
+}
+
+func allCleared(op *wgmmaOp, full uint8) bool {
+	for k := 0; k < 4; k++ {
+		if full>>k&1 == 1 && !op.cleared[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// operand gathering ---------------------------------------------------------------
+
+// smemTable maps each element (mn, k) of a shared-memory operand to its bit
+// address (byte*8 + bit).
+type smemTable struct {
+	addrs  []uint32
+	chunks []uint32 // 16-byte rows read, for the async-read checks
+	err    error
+	fs     desc.Findings
+}
+
+var smemTables sync.Map
+
+type smemKey struct {
+	d       uint64
+	mn, k   int
+	bits    int
+	mnMajor bool
+	tcgen05 bool
+}
+
+func smemOperand(d uint64, mn, k, ebits int, mnMajor, tcgen bool) *smemTable {
+	key := smemKey{d, mn, k, ebits, mnMajor, tcgen}
+	if v, ok := smemTables.Load(key); ok {
+		return v.(*smemTable)
+	}
+	t := &smemTable{}
+	var lay desc.SmemLayout
+	ctx := desc.Context{TileMN: mn, TileK: k, Major: desc.MajorK}
+	if mnMajor {
+		ctx.Major = desc.MajorMN
+	}
+	switch ebits {
+	case 16:
+		ctx.DType = "bf16"
+	case 32:
+		ctx.DType = "tf32"
+	case 8:
+		ctx.DType = "e4m3"
+	}
+	if tcgen {
+		dd := desc.DecodeTCGen05Smem(d)
+		lay = dd.Layout()
+		if ebits != 1 {
+			t.fs = dd.Check(ctx)
+		}
+	} else {
+		dd := desc.DecodeWGMMA(d)
+		lay = dd.Layout()
+		if ebits != 1 {
+			t.fs = dd.Check(ctx)
+		}
+	}
+	op := desc.Operand{Major: desc.MajorK, ElemBits: ebits, MN: mn, K: k}
+	if mnMajor {
+		op.Major = desc.MajorMN
+	}
+	reads, err := desc.Footprint(lay, op)
+	if err != nil {
+		t.err = err
+		smemTables.Store(key, t)
+		return t
+	}
+	t.addrs = make([]uint32, mn*k)
+	for _, r := range reads {
+		t.chunks = append(t.chunks, r.Addr)
+		for m := r.MN0; m < r.MN1; m++ {
+			for kk := r.K0; kk < r.K1; kk++ {
+				var bit int
+				if mnMajor {
+					bit = (m - r.MN0) * ebits
+				} else {
+					bit = (kk - r.K0) * ebits
+				}
+				t.addrs[m*k+kk] = r.Addr*8 + uint32(bit)
+			}
+		}
+	}
+	smemTables.Store(key, t)
+	return t
+}
+
+// smemOperands checks (at issue) the descriptor-described operands and
+// records the regions the op will read.
+func (wg *warpgroup) smemOperands(w *Warp, in *Inst, wi *wgmmaInfo, op *wgmmaOp, da, db uint64, first bool) {
+	c := wg.cta
+	mach := c.u.m
+	check := func(d uint64, mn, k, ebits int, mnMajor bool, what string) {
+		t := smemOperand(d, mn, k, ebits, mnMajor, false)
+		if t.err != nil {
+			mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID,
+				Msg: fmt.Sprintf("the %s descriptor %#x cannot be used: %v", what, d, t.err)})
+			return
+		}
+		for _, f := range t.fs {
+			if f.Severity == desc.Error {
+				mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID,
+					Msg: fmt.Sprintf("%s descriptor %#x: %s", what, d, f.Msg)})
+			}
+		}
+		for _, a := range t.chunks {
+			if int(a)+16 > len(c.Smem) {
+				mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID,
+					Msg: fmt.Sprintf("the %s descriptor %#x reads shared bytes [%#x, %#x), beyond the CTA's %d bytes of shared memory (the H100 faults with an illegal memory access)", what, d, a, a+16, len(c.Smem))})
+				return
+			}
+		}
+		for _, a := range t.chunks {
+			w.asyncReadCheck(in, c, a, 16, "wgmma.mma_async")
+		}
+		if op.issuedBy&^(1<<(w.ID%4)) == 0 {
+			for _, a := range t.chunks {
+				r := region{c, a, 16}
+				op.rd = append(op.rd, r)
+				c.markInflight(r, false, &asyncOp{kind: akWgmma, in: in, cta: c})
+			}
+		}
+	}
+	if !wi.rs {
+		check(da, 64, wi.K, wi.aBits, wi.transA, "A")
+	}
+	check(db, wi.N, wi.K, wi.bBits, wi.transB, "B")
+}
+
+// execute computes D for every warp of the warpgroup.
+func (wg *warpgroup) execute(op *wgmmaOp) {
+	if op.done {
+		return
+	}
+	op.done = true
+	c := wg.cta
+	for _, r := range op.rd {
+		c.unmarkInflight(r, false)
+	}
+	op.rd = nil
+	in := op.in[0]
+	wi := in.ext.(*wgmmaInfo)
+	M, N, K := 64, wi.N, wi.K
+	a := make([]uint64, M*K)
+	b := make([]uint64, N*K)
+	cc := make([]uint64, M*N)
+	if wi.rs {
+		for k := 0; k < 4; k++ {
+			regs := op.regs[k]
+			awi := op.in[k].ext.(*wgmmaInfo)
+			for lane := 0; lane < 32; lane++ {
+				t := 32*k + lane
+				for _, f := range wi.aMap[t] {
+					v := regs[int(awi.aregs[f.reg])*32+lane]
+					v = v >> (uint(f.half) * uint(wi.aBits)) & (uint64(1)<<wi.aBits - 1)
+					a[int(f.row)*K+int(f.col)] = v
+				}
+			}
+		}
+	} else {
+		wg.gather(op.descA[0], M, K, wi.aBits, wi.transA, a, in, "A")
+	}
+	wg.gather(op.descB[0], N, K, wi.bBits, wi.transB, b, in, "B")
+	if wi.negA {
+		neg(a, wi.dp.A)
+	}
+	if wi.negB {
+		neg(b, wi.dp.B)
+	}
+	if op.scaleD[0] {
+		for k := 0; k < 4; k++ {
+			regs := op.regs[k]
+			for lane := 0; lane < 32; lane++ {
+				t := 32*k + lane
+				for _, f := range wi.accMap[t] {
+					v := regs[int(wi.dregs[f.reg])*32+lane]
+					if wi.accBits == 16 {
+						v = v >> (16 * uint(f.half)) & 0xFFFF
+					} else {
+						v &= 0xFFFFFFFF
+					}
+					cc[int(f.row)*N+int(f.col)] = v
+				}
+			}
+		}
+	}
+	var d []uint64
+	if wi.model != nil {
+		d = wi.model.MatMul(M, N, K, a, b, cc)
+	} else {
+		d = make([]uint64, M*N)
+		for i := 0; i < M; i++ {
+			for j := 0; j < N; j++ {
+				d[i*N+j] = wi.dp.Eval.Dot(a[i*K:(i+1)*K], b[j*K:(j+1)*K], cc[i*N+j]) & 0xFFFFFFFF
+			}
+		}
+	}
+	for k := 0; k < 4; k++ {
+		regs := op.regs[k]
+		for lane := 0; lane < 32; lane++ {
+			t := 32*k + lane
+			for _, f := range wi.accMap[t] {
+				p := int(wi.dregs[f.reg])*32 + lane
+				v := d[int(f.row)*N+int(f.col)]
+				if wi.accBits == 16 {
+					sh := 16 * uint(f.half)
+					regs[p] = regs[p]&^(0xFFFF<<sh) | (v&0xFFFF)<<sh
+				} else {
+					regs[p] = v & 0xFFFFFFFF
+				}
+			}
+		}
+	}
+	// Drop the op from the live list.
+	for i, x := range wg.ops {
+		if x == op {
+			wg.ops = append(wg.ops[:i], wg.ops[i+1:]...)
+			break
+		}
+	}
+	c.u.progress++
+	if c.u.m.trace != nil {
+		c.u.m.trace.event(map[string]any{"event": "wgmma.complete", "cta": c.ID, "warpgroup": wg.idx, "op": op.idx, "pc": in.PC})
+	}
+}
+
+// gather reads a shared-memory operand through its descriptor.
+func (wg *warpgroup) gather(d uint64, mn, k, ebits int, mnMajor bool, out []uint64, in *Inst, what string) {
+	c := wg.cta
+	t := smemOperand(d, mn, k, ebits, mnMajor, false)
+	if t.err != nil {
+		return
+	}
+	smem := c.Smem
+	n := uint32(len(smem)) * 8
+	for i, ba := range t.addrs {
+		if ba+uint32(ebits) > n {
+			continue
+		}
+		out[i] = readBits(smem, ba, ebits)
+	}
+	c.layoutCheck(t, mn, k, mnMajor, in, what)
+}
+
+func readBits(smem []byte, bitAddr uint32, ebits int) uint64 {
+	by := bitAddr / 8
+	switch ebits {
+	case 8:
+		return uint64(smem[by])
+	case 16:
+		return uint64(smem[by]) | uint64(smem[by+1])<<8
+	case 32:
+		return uint64(smem[by]) | uint64(smem[by+1])<<8 | uint64(smem[by+2])<<16 | uint64(smem[by+3])<<24
+	}
+	// sub-byte: little-endian bit order within bytes
+	var v uint64
+	for i := 0; i < ebits; i++ {
+		ba := bitAddr + uint32(i)
+		v |= uint64(smem[ba/8]>>(ba%8)&1) << i
+	}
+	return v
+}
+
+// neg flips the sign of every element (imm-scale = -1).
+func neg(x []uint64, f *numfmt.Format) {
+	sign := uint64(1) << (f.Shift + f.Bits - 1)
+	for i := range x {
+		x[i] ^= sign
+	}
+}
+
+// layoutCheck compares a descriptor-described operand with the tensor
+// elements TMA copies wrote there: a correct descriptor reads a contiguous
+// tile of the tensor, so (tensor coordinate - operand coordinate) is the
+// same for every element. A swizzle or LBO/SBO that disagrees with the
+// tensor map scrambles it.
+func (c *CTA) layoutCheck(t *smemTable, mn, k int, mnMajor bool, in *Inst, what string) {
+	if c.tags == nil {
+		return
+	}
+	var ref elemTag
+	var refM, refK int
+	have := false
+	for i, ba := range t.addrs {
+		by := ba / 8
+		if int(by) >= len(c.tags) {
+			continue
+		}
+		tg := c.tags[by]
+		if tg.tmap == 0 {
+			continue
+		}
+		m, kk := i/k, i%k
+		var d0, d1 int32
+		if mnMajor {
+			d0, d1 = tg.c0-int32(m), tg.c1-int32(kk)
+		} else {
+			d0, d1 = tg.c0-int32(kk), tg.c1-int32(m)
+		}
+		if !have {
+			ref, refM, refK, have = elemTag{tmap: tg.tmap, c0: d0, c1: d1}, m, kk, true
+			continue
+		}
+		if tg.tmap != ref.tmap || d0 != ref.c0 || d1 != ref.c1 {
+			mach := c.u.m
+			tm := mach.tmaps[tg.tmap-1]
+			ax := "(k, row)"
+			if mnMajor {
+				ax = "(col, k)"
+			}
+			mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: -1,
+				Msg: fmt.Sprintf("the %s operand's descriptor does not match the layout the TMA copy wrote (tensor map %s, swizzle %s): the operand is not a contiguous tile of the tensor", what, tm.name, tm.swz),
+				Detail: fmt.Sprintf("%s element (mn=%d, k=%d) holds tensor element %s = (%d, %d), but element (mn=%d, k=%d) holds (%d, %d): check the descriptor's swizzle mode, LBO and SBO against the tensor map",
+					what, refM, refK, ax, ref.c0+int32(refK), ref.c1+int32(refM), m, kk, tg.c0, tg.c1)})
+			return
+		}
+	}
+}
+
+// allSet reports whether every warp of the warpgroup has executed
+// setmaxnreg with the same count.
+func (wg *warpgroup) allSet() bool {
+	for k, w := range wg.warps {
+		if w != nil && wg.maxnregBy[k] == 0 {
+			return false
+		}
+	}
+	return true
+}
