@@ -330,3 +330,35 @@ func TestBlockScaledValidate(t *testing.T) {
 		}
 	}
 }
+
+// FuzzBlockScaledFastPath: for any operand bytes, the allocation-free path
+// of MatMul gives the bits of Dot.
+func FuzzBlockScaledFastPath(f *testing.F) {
+	f.Add(uint8(0), []byte{0x38, 0x40, 0x7e, 0x01, 0x12, 0x34, 0x56, 0x78}, uint32(0x3f800000))
+	f.Add(uint8(3), []byte{0xff, 0x00, 0x7f, 0x80, 0x11}, uint32(0))
+	f.Fuzz(func(t *testing.T, which uint8, data []byte, c uint32) {
+		cases := bsCases(t)
+		bc := cases[int(which)%len(cases)]
+		m, K := bc.m, bc.K
+		nb := K / m.BlockSize
+		at := func(i int) uint64 {
+			if len(data) == 0 {
+				return 0
+			}
+			return uint64(data[i%len(data)] ^ byte(i/len(data)))
+		}
+		mask := func(f *numfmt.Format, v uint64) uint64 { return v & (1<<(f.Shift+f.Bits) - 1) }
+		a, b := make([]uint64, K), make([]uint64, K)
+		for k := range a {
+			a[k], b[k] = mask(m.A, at(k)), mask(m.B, at(K+k))
+		}
+		sa, sb := make([]uint64, nb), make([]uint64, nb)
+		for j := range sa {
+			sa[j], sb[j] = mask(m.Scale, at(2*K+j)), mask(m.Scale, at(2*K+nb+j))
+		}
+		want := m.Dot(a, b, sa, sb, uint64(c))
+		if got := m.MatMul(1, 1, K, a, b, sa, sb, []uint64{uint64(c)})[0]; got != want {
+			t.Fatalf("%s: MatMul %#x, Dot %#x", bc.name, got, want)
+		}
+	})
+}
