@@ -50,7 +50,8 @@ Instruction names:
 tcgen05.mma (sm_100a): the name gives the CTA group and the kind
 (f16, tf32, f8f6f4, i8, and with .block_scale mxf8f6f4, mxf4, mxf4nvf4); the
 rest of the instruction descriptor comes from --m --n --atype --btype --dtype
---negate-a --negate-b --satfinite --stype, or all at once from --idesc 0x....
+--negate-a --negate-b --satfinite --stype, or all at once from --idesc 0x...
+(32 bits, or 64 with the descriptor in the upper half as CUTLASS builds it).
 K is 16 (f16), 8 (tf32), 32 (f8f6f4, i8, mxf8f6f4) or 64 (mxf4, mxf4nvf4).
 --scale-input-d S (kind::f16 and tf32, 0..15) computes D = A·B + C·2^-S.
 The files hold the logical elements, not a shared-memory image: in shared
@@ -149,11 +150,15 @@ func runMMA(e *env, opts any, args []string) error {
 				return usagef("--idesc gives M, N, the types, negation, saturation and the scale type; drop --%s (or drop --idesc)", f)
 			}
 		}
-		v, err := strconv.ParseUint(strings.TrimSpace(o.idesc), 0, 32)
+		v, err := strconv.ParseUint(strings.TrimSpace(o.idesc), 0, 64)
 		if err != nil {
 			return usagef("--idesc %q: want a 32-bit number such as 0x08400490", o.idesc)
 		}
-		o.tc.IDesc, o.tc.HasIDesc = uint32(v), true
+		w, note, _ := idescWord(v) // a 64-bit value is CUTLASS's runtime form, as in tcsim desc
+		if note != "" {
+			fmt.Fprintf(e.stderr, "--idesc: %s\n", note)
+		}
+		o.tc.IDesc, o.tc.HasIDesc = w, true
 	}
 	in, err := datapath.ParseInst(o.inst, o.tc)
 	if err != nil {

@@ -191,6 +191,16 @@ func TestMMATcgen05BlockScaled(t *testing.T) {
 	if got, _ := os.ReadFile(out2); !bytes.Equal(got, golden) {
 		t.Errorf("--idesc %s: D differs", idesc)
 	}
+	// CUTLASS's 64-bit runtime form, descriptor in the upper half.
+	code, _, errs = runCLI(t, "mma", "--inst", nvfp4Inst, "--idesc", idesc+"00000000",
+		"--a", filepath.Join(src, "A.e2m1"), "--b", filepath.Join(src, "B.e2m1"),
+		"--scale-a", filepath.Join(src, "SFA.ue4m3"), "--scale-b", filepath.Join(src, "SFB.ue4m3"), "--out", out2)
+	if code != 0 || !strings.Contains(errs, "upper 32 bits") {
+		t.Fatalf("--idesc 64-bit: exit %d: %s", code, errs)
+	}
+	if got, _ := os.ReadFile(out2); !bytes.Equal(got, golden) {
+		t.Errorf("--idesc %s00000000: D differs", idesc)
+	}
 
 	// Scale factors from .npy, and a batch of two problems (the second with
 	// A's scale factors doubled: ue4m3 exponent + 1, so D doubles).
