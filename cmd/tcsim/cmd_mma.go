@@ -53,6 +53,7 @@ rest of the instruction descriptor comes from --m --n --atype --btype --dtype
 --negate-a --negate-b --satfinite --stype, or all at once from --idesc 0x...
 (32 bits, or 64 with the descriptor in the upper half as CUTLASS builds it).
 K is 16 (f16), 8 (tf32), 32 (f8f6f4, i8, mxf8f6f4) or 64 (mxf4, mxf4nvf4).
+With cta_group::2 the files hold the whole pair's problem (both CTAs' rows).
 --scale-input-d S (kind::f16 and tf32, 0..15) computes D = A·B + C·2^-S.
 The files hold the logical elements, not a shared-memory image: in shared
 memory kind::f8f6f4 and mxf8f6f4 keep every FP6/FP4 element in a byte of its
