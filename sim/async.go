@@ -77,11 +77,11 @@ func (u *unit) issue(op *asyncOp) {
 		op.issueVC = u.race.issueVC(op.w)
 		op.clock = u.race.nextAgentClock(op.cta)
 	}
-	for _, r := range op.wr {
-		r.c.markInflight(r, true, op)
+	for _, g := range groupByCTA(op.wr) {
+		g[0].c.markInflight(g, true, op)
 	}
-	for _, r := range op.rd {
-		r.c.markInflight(r, false, op)
+	for _, g := range groupByCTA(op.rd) {
+		g[0].c.markInflight(g, false, op)
 	}
 	if u.m.trace != nil {
 		u.m.trace.event(map[string]any{"event": "async.issue", "kind": op.kind.String(), "cta": op.cta.ID, "thread": op.tid, "pc": op.in.PC, "desc": op.desc})
@@ -93,17 +93,38 @@ func (u *unit) issue(op *asyncOp) {
 	u.async = append(u.async, op)
 }
 
+// groupByCTA splits regions by the CTA that owns them.
+func groupByCTA(rs []region) [][]region {
+	if len(rs) == 0 {
+		return nil
+	}
+	var out [][]region
+	for _, r := range rs {
+		found := false
+		for i := range out {
+			if out[i][0].c == r.c {
+				out[i] = append(out[i], r)
+				found = true
+			}
+		}
+		if !found {
+			out = append(out, []region{r})
+		}
+	}
+	return out
+}
+
 // finishOp completes op now.
 func (u *unit) finishOp(op *asyncOp) {
 	if op.done {
 		return
 	}
 	op.done = true
-	for _, r := range op.wr {
-		r.c.unmarkInflight(r, true)
+	for _, g := range groupByCTA(op.wr) {
+		g[0].c.unmarkInflight(op, true)
 	}
-	for _, r := range op.rd {
-		r.c.unmarkInflight(r, false)
+	for _, g := range groupByCTA(op.rd) {
+		g[0].c.unmarkInflight(op, false)
 	}
 	op.run(op)
 	u.progress++
@@ -180,12 +201,17 @@ func (u *unit) inFlight() []AsyncOp {
 // in-flight shared-memory regions -----------------------------------------
 
 type inflightRef struct {
-	r     region
+	regs  []region
 	write bool
 	op    *asyncOp
 }
 
-func (c *CTA) markInflight(r region, write bool, op *asyncOp) {
+// markInflight marks regions of c's shared memory as written (or read) by
+// the in-flight operation op.
+func (c *CTA) markInflight(regs []region, write bool, op *asyncOp) {
+	if len(regs) == 0 {
+		return
+	}
 	if c.inflW == nil {
 		c.inflW = make([]uint16, len(c.Smem))
 		c.inflR = make([]uint16, len(c.Smem))
@@ -193,49 +219,59 @@ func (c *CTA) markInflight(r region, write bool, op *asyncOp) {
 	arr := c.inflR
 	if write {
 		arr = c.inflW
+	}
+	reported := false
+	for _, r := range regs {
 		for k := 0; k < r.n; k++ {
-			if arr[int(r.off)+k] > 0 {
+			if write && !reported && arr[int(r.off)+k] > 0 {
+				reported = true
 				other := c.inflightOp(r.off+uint32(k), true)
 				h := Hazard{Kind: HzAsyncOverlap, Severity: SevError, PC: op.in.PC, CTA: op.cta.ID, Warp: -1,
-					Msg:    fmt.Sprintf("%s writes shared bytes from %#x that another in-flight copy also writes", op.kind, int(r.off)+k),
+					Msg:    fmt.Sprintf("%s writes shared bytes that another in-flight copy also writes (from %#x)", op.kind, int(r.off)+k),
 					Detail: "the two copies are both in flight, so which one lands last is undefined"}
 				if other != nil {
 					h.Related = c.u.m.Prog.pos(other.in)
 				}
 				c.u.m.hazard(h)
-				break
 			}
+			arr[int(r.off)+k]++
 		}
 	}
-	for k := 0; k < r.n; k++ {
-		arr[int(r.off)+k]++
-	}
-	c.inflight = append(c.inflight, inflightRef{r: r, write: write, op: op})
+	c.inflight = append(c.inflight, inflightRef{regs: regs, write: write, op: op})
 	c.inflightN++
 }
 
-func (c *CTA) unmarkInflight(r region, write bool) {
-	arr := c.inflR
-	if write {
-		arr = c.inflW
-	}
-	for k := 0; k < r.n; k++ {
-		arr[int(r.off)+k]--
-	}
+// unmarkInflight ends op's marks.
+func (c *CTA) unmarkInflight(op *asyncOp, write bool) {
 	for i, ref := range c.inflight {
-		if ref.r == r && ref.write == write {
-			c.inflight = append(c.inflight[:i], c.inflight[i+1:]...)
-			break
+		if ref.op != op || ref.write != write {
+			continue
 		}
+		arr := c.inflR
+		if write {
+			arr = c.inflW
+		}
+		for _, r := range ref.regs {
+			for k := 0; k < r.n; k++ {
+				arr[int(r.off)+k]--
+			}
+		}
+		c.inflight = append(c.inflight[:i], c.inflight[i+1:]...)
+		c.inflightN--
+		return
 	}
-	c.inflightN--
 }
 
 // inflightOp finds an in-flight operation touching byte off.
 func (c *CTA) inflightOp(off uint32, write bool) *asyncOp {
 	for _, ref := range c.inflight {
-		if ref.write == write && off >= ref.r.off && int(off) < int(ref.r.off)+ref.r.n {
-			return ref.op
+		if ref.write != write {
+			continue
+		}
+		for _, r := range ref.regs {
+			if off >= r.off && int(off) < int(r.off)+r.n {
+				return ref.op
+			}
 		}
 	}
 	return nil

@@ -239,7 +239,9 @@ func (w *Warp) checkInflight(in *Inst, m uint32) bool {
 				h.Msg = fmt.Sprintf("reads %s, an A-fragment register of an in-flight wgmma.mma_async", w.regName(reg))
 			}
 			h.Detail = "until a wgmma.wait_group covers the wgmma, its accumulator and A registers belong to the tensor core; accessing them is undefined. The simulator then waits for the wgmma as ptxas's injected warpgroup.wait would"
-			mach.hazard(h)
+			if w.retryPC != in.PC {
+				mach.hazard(h)
+			}
 			wg := w.cta.wgs[w.ID/4]
 			for _, op := range wg.allOps {
 				if op != nil && op.in[w.ID%4] == by {

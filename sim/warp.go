@@ -77,6 +77,7 @@ type Warp struct {
 	tcldAny      bool
 	tcld         []tcldPending
 	pendingFault *Fault
+	retryPC      int // the instruction that blocked and will run again
 	inflightBy   []*Inst
 	lastAccess   []int64
 	lastAccessPC []int32
@@ -107,7 +108,7 @@ type mbarWait struct {
 
 func newWarp(c *CTA, id int) *Warp {
 	m := c.u.m
-	w := &Warp{cta: c, ID: id}
+	w := &Warp{cta: c, ID: id, retryPC: -1}
 	n := m.threadsPerCTA - 32*id
 	if n >= 32 {
 		w.valid = ^uint32(0)
@@ -301,6 +302,7 @@ func (w *Warp) checkWake() bool {
 // block stops the warp at the current instruction until the wait
 // condition holds; the instruction then runs again.
 func (w *Warp) block(wi waitInfo) {
+	w.retryPC = w.PC()
 	w.stalled = true
 	w.state = warpBlocked
 	wi.pc = w.PC()
@@ -392,6 +394,7 @@ func (u *unit) runWarp(w *Warp, budget int, stop func(*Warp) bool) error {
 				return nil
 			}
 		}
+		w.retryPC = -1
 		if trackWG && in.class != clsWgmma {
 			w.trackAccess(in)
 		}

@@ -214,6 +214,7 @@ type warpgroup struct {
 	seq       []int         // pcs of .aligned wgmma instructions, in order
 	seqPos    [4]int
 	lastFence [4]int64
+	lastWait  [4]int64
 	fenced    [4]bool
 	maxnreg   int
 	maxnregBy [4]int
@@ -241,6 +242,7 @@ type wgmmaOp struct {
 	reported bool
 	group    int
 	rd       []region
+	async    *asyncOp
 }
 
 func newWarpgroup(c *CTA, idx int) *warpgroup {
@@ -317,7 +319,7 @@ func decWgmmaSync(kind string) decodeFn {
 				wg.aligned(w, in, m)
 				wg.commit(w)
 			case "wait":
-				if w.wait.kind != waitWgmma {
+				if w.retryPC != in.PC {
 					wg.aligned(w, in, m)
 				}
 				if !wg.waitReady(w, n) {
@@ -325,6 +327,7 @@ func decWgmmaSync(kind string) decodeFn {
 					return
 				}
 				wg.finishWait(w, n)
+				wg.lastWait[k] = w.steps
 			}
 		}
 		return nil
@@ -409,16 +412,19 @@ func (wg *warpgroup) checkFence(w *Warp, in *Inst, wi *wgmmaInfo) {
 		wg.fenced[k] = true
 		return
 	}
-	if w.lastAccess == nil {
+	if w.lastAccess == nil || wg.lastWait[k] < wg.lastFence[k] {
+		// Accesses between the fence and this wgmma with no pipeline stage
+		// in between: ptxas schedules them before its warpgroup.arrive
+		// (nvcc itself sinks accumulator initialization past wgmma.fence).
 		return
 	}
 	check := func(regs []int32, what string) bool {
 		for _, r := range regs {
-			if int(r) < len(w.lastAccess) && w.lastAccess[r] > wg.lastFence[k] {
+			if int(r) < len(w.lastAccess) && w.lastAccess[r] > wg.lastWait[k] {
 				pc := w.lastAccessPC[r]
 				mach.hazard(Hazard{Kind: HzWgmmaNoFence, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID,
-					Msg:     fmt.Sprintf("%s register %s was accessed by an ordinary instruction after the last wgmma.fence, and this wgmma.mma_async uses it", what, w.regName(r)),
-					Detail:  "wgmma.fence must separate register accesses from a wgmma.mma_async that reads or writes the same registers",
+					Msg:     fmt.Sprintf("%s register %s was accessed by an ordinary instruction after the last wgmma.wait_group, with no wgmma.fence before this wgmma.mma_async", what, w.regName(r)),
+					Detail:  "wgmma.fence must separate register accesses from a wgmma.mma_async that reads or writes the same registers; the last fence came before the previous pipeline stage",
 					Related: mach.Prog.pos(&mach.Prog.Insts[pc]), PTXAS: ptxasC7519})
 				return true
 			}
@@ -772,9 +778,7 @@ func (wg *warpgroup) smemOperands(w *Warp, in *Inst, wi *wgmmaInfo, op *wgmmaOp,
 		}
 		if op.issuedBy&^(1<<(w.ID%4)) == 0 {
 			for _, a := range t.chunks {
-				r := region{c, a, 16}
-				op.rd = append(op.rd, r)
-				c.markInflight(r, false, &asyncOp{kind: akWgmma, in: in, cta: c})
+				op.rd = append(op.rd, region{c, a, 16})
 			}
 		}
 	}
@@ -782,6 +786,10 @@ func (wg *warpgroup) smemOperands(w *Warp, in *Inst, wi *wgmmaInfo, op *wgmmaOp,
 		check(da, 64, wi.K, wi.aBits, wi.transA, "A")
 	}
 	check(db, wi.N, wi.K, wi.bBits, wi.transB, "B")
+	if op.issuedBy&^(1<<(w.ID%4)) == 0 && len(op.rd) > 0 {
+		op.async = &asyncOp{kind: akWgmma, in: in, cta: c}
+		c.markInflight(op.rd, false, op.async)
+	}
 }
 
 // execute computes D for every warp of the warpgroup.
@@ -791,8 +799,8 @@ func (wg *warpgroup) execute(op *wgmmaOp) {
 	}
 	op.done = true
 	c := wg.cta
-	for _, r := range op.rd {
-		c.unmarkInflight(r, false)
+	if op.async != nil {
+		c.unmarkInflight(op.async, false)
 	}
 	op.rd = nil
 	in := op.in[0]

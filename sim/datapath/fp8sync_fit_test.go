@@ -201,3 +201,147 @@ func TestFP8ExplainMismatches(t *testing.T) {
 		}
 	}
 }
+
+var fp8Hyp = flag.Bool("fp8.hyp", false, "score the mma.sync FP8 hypotheses on the recorded family (fixtures/numerics/mmafp8; with -fp8.hw also 1024 problems of every random and holdout set)")
+
+// fp8Hypotheses are the candidate datapaths for emulated FP8 mma.sync,
+// each as an evaluator of a K-vector dot product.
+func fp8Hypotheses(v Variant) []struct {
+	name string
+	ev   Evaluator
+} {
+	f16 := mustFormat("f16")
+	final := MMASyncFP8(v.A, v.B, v.C)
+	old := Hopper(v.A, v.B, v.C) // the approximate model before: one fused step, then C
+	old.FracBits, old.OutMantBits, old.CAfter, old.CAddRound = 25, 0, CRounded, RoundNearestEven
+	halves := *final
+	halves.PairSteps = false // Group 0 with HoldC: set per K below
+	cFirst := *final
+	cFirst.HoldC = false
+	noWiden := *final
+	noWiden.Widen = nil
+	hiFirst := evalFunc(func(a, b []uint64, c uint64) uint64 {
+		ord := final.stepOrder(len(a))
+		n := pairStepSize(len(a))
+		ord = append(append([]int{}, ord[n:]...), ord[:n]...)
+		x := *final
+		x.PairSteps = false
+		x.Group = len(a) - n
+		return x.Dot(permute(a, ord), permute(b, ord), c)
+	})
+	halvesEv := evalFunc(func(a, b []uint64, c uint64) uint64 {
+		x := halves
+		x.Group = len(a) / 2
+		return x.Dot(a, b, c)
+	})
+	cSecond := evalFunc(func(a, b []uint64, c uint64) uint64 {
+		ord := final.stepOrder(len(a))
+		n := pairStepSize(len(a))
+		inner := *final
+		inner.HoldC, inner.PairSteps = false, false
+		pa, pb := permute(a, ord), permute(b, ord)
+		s1 := inner.fused(pa[:n], pb[:n], 0, nil)
+		return inner.fused(pa[n:], pb[n:], final.addIEEE(s1, c), nil)
+	})
+	_ = f16
+	return []struct {
+		name string
+		ev   Evaluator
+	}{
+		{"wgmma FP8 datapath (C fused, 13 fraction bits, e8m13 result)", Hopper(v.A, v.B, v.C)},
+		{"one fused step of all K products (25 bits), rounded, then C (the former approximate model)", old},
+		{"two steps of contiguous halves (k < K/2 first), then C", halvesEv},
+		{"two steps by byte pair, high pair (k mod 4 in {2,3}) first, then C", hiFirst},
+		{"two steps by byte pair, C as the first step's accumulator", &cFirst},
+		{"two steps by byte pair, C added between the steps", cSecond},
+		{"two steps by byte pair, then C, FP8 subnormals at the FP8 minimum exponent (no f16 widening)", &noWiden},
+		{"MMASyncFP8: two steps by byte pair (low pair first, from +0), f16 widening, then C with RN", final},
+	}
+}
+
+// TestFP8Hypotheses scores every hypothesis on the recorded family and
+// prints the table the README quotes.
+func TestFP8Hypotheses(t *testing.T) {
+	if !*fp8Hyp {
+		t.Skip("set -fp8.hyp")
+	}
+	dir := filepath.Join("..", "..", "fixtures", "numerics", "mmafp8")
+	type score struct{ bad, total int }
+	var names []string
+	scores := map[string]*score{}
+	perVariant := map[string][]int{}
+	for _, in := range fp8Instances() {
+		var hw []byte
+		var err error
+		if in.Dir == "probe" {
+			hw, err = readGz(filepath.Join(dir, in.Tag+".D.gz"))
+		} else if *fp8HW != "" {
+			hw, err = os.ReadFile(filepath.Join(*fp8HW, in.Dir, in.Tag+".D"))
+		} else {
+			continue
+		}
+		if err != nil {
+			t.Logf("%s/%s: %v", in.Dir, in.Tag, err)
+			continue
+		}
+		b := in.batch()
+		T := b.T
+		if in.Dir != "probe" {
+			T = min(T, 1024)
+		}
+		K := 32
+		if in.K16 {
+			K = 16
+		}
+		hyps := fp8Hypotheses(in.V)
+		for hi, h := range hyps {
+			if _, ok := scores[h.name]; !ok {
+				scores[h.name] = &score{}
+				names = append(names, h.name)
+			}
+			s := scores[h.name]
+			bad := 0
+			for p := 0; p < T; p++ {
+				a, bb, c := b.Matrices(p)
+				a, bb = trimK(a, 32, K), trimK(bb, 32, K)
+				var out []uint64
+				if m, ok := h.ev.(*Model); ok {
+					out = m.MatMul(b.M, b.N, K, a, bb, c)
+				} else {
+					out = make([]uint64, b.M*b.N)
+					for i := 0; i < b.M; i++ {
+						for j := 0; j < b.N; j++ {
+							out[i*b.N+j] = h.ev.Dot(a[i*K:(i+1)*K], bb[j*K:(j+1)*K], c[i*b.N+j])
+						}
+					}
+				}
+				for i, o := range out {
+					if o != b.CElem(hw, p, i/b.N, i%b.N) {
+						bad++
+					}
+				}
+			}
+			s.bad += bad
+			s.total += T * b.M * b.N
+			key := in.Dir + " " + in.Tag
+			if len(perVariant[key]) == 0 {
+				perVariant[key] = make([]int, len(hyps))
+			}
+			perVariant[key][hi] = bad
+		}
+	}
+	var sb strings.Builder
+	for i, n := range names {
+		s := scores[n]
+		fmt.Fprintf(&sb, "| H%d | %s | %d of %d |\n", i, n, s.bad, s.total)
+	}
+	var keys []string
+	for k := range perVariant {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&sb, "  %-30s %v\n", k, perVariant[k])
+	}
+	t.Logf("mismatches with the H100 per hypothesis:\n%s", sb.String())
+}

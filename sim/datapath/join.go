@@ -114,11 +114,7 @@ func (m *Model) roundExact(x exactVal, r Rounding) uint64 {
 	if x.neg {
 		v = -v
 	}
-	save := m.Out
-	m.Out = r
-	out := m.normalize(v, scale, term{})
-	m.Out = save
-	return out
+	return m.normalizeWith(v, scale, r)
 }
 
 // addIEEE adds two accumulator-format values with one rounding (CAddRound),
@@ -134,8 +130,15 @@ func (m *Model) addIEEE(x, y uint64) uint64 {
 	case b.inf:
 		return y
 	}
-	v, sc := termInt(a)
-	return m.roundExact(addExact(v, sc, b), m.CAddRound)
+	va, sa := termInt(a)
+	vb, sb := termInt(b)
+	if d := sa - sb; m.C.MantBits <= 23 && va != 0 && vb != 0 && d >= -38 && d <= 38 {
+		// Both significands fit in 24 bits: the exact sum fits in an
+		// int64, and normalize rounds it once.
+		s := min(sa, sb)
+		return m.normalizeWith(va<<(sa-s)+vb<<(sb-s), s, m.CAddRound)
+	}
+	return m.roundExact(addExact(va, sa, b), m.CAddRound)
 }
 
 // addExactVal returns x + v*2^scale exactly.

@@ -359,6 +359,11 @@ func (m *Model) noteSpecial(tr *Trace, bits uint64, why string) uint64 {
 
 // normalize rounds sum*2^scale into the accumulator format.
 func (m *Model) normalize(sum int64, scale int, c term) uint64 {
+	return m.normalizeWith(sum, scale, m.Out)
+}
+
+// normalizeWith is normalize with the rounding mode r instead of m.Out.
+func (m *Model) normalizeWith(sum int64, scale int, r Rounding) uint64 {
 	f := m.C
 	neg := sum < 0
 	mag := uint64(sum)
@@ -394,13 +399,13 @@ func (m *Model) normalize(sum int64, scale int, c term) uint64 {
 		q = mag << -drop
 	} else if drop >= 64 {
 		q = 0
-		if m.Out == RoundNearestEven && drop == 64 && mag > 1<<63 {
+		if r == RoundNearestEven && drop == 64 && mag > 1<<63 {
 			q = 1
 		}
 	} else {
 		q = mag >> drop
 		rem := mag & (1<<drop - 1)
-		if m.Out == RoundNearestEven {
+		if r == RoundNearestEven {
 			half := uint64(1) << (drop - 1)
 			if rem > half || (rem == half && q&1 == 1) {
 				q++

@@ -1,0 +1,168 @@
+package sim
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/isa/numfmt"
+	"github.com/tcsim/tcsim/sim/datapath"
+)
+
+// loadLaunch reads a corpus launch file and prepares a machine.
+func loadLaunch(t testing.TB, name string, opts Options) *Machine {
+	t.Helper()
+	l, err := fixtures.ReadLaunch(filepath.Join("../fixtures/sim/launch", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(l.PTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Prepare(l.PTX, src, l, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func u16s(b []byte) []uint64 {
+	out := make([]uint64, len(b)/2)
+	for i := range out {
+		out[i] = uint64(binary.LittleEndian.Uint16(b[2*i:]))
+	}
+	return out
+}
+
+func buf(t testing.TB, m *Machine, name string) []byte {
+	t.Helper()
+	b, err := m.Buffer(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Data
+}
+
+// refGemm computes C = A·Bᵀ as the kernels do: K in steps of 16, each step
+// one fused datapath dot product accumulating into the f32 result.
+func refGemm(ev datapath.Evaluator, a, b []uint64, M, N, K int) []uint64 {
+	c := make([]uint64, M*N)
+	for i := 0; i < M; i++ {
+		for j := 0; j < N; j++ {
+			var acc uint64
+			for s := 0; s < K; s += 16 {
+				acc = ev.Dot(a[i*K+s:i*K+s+16], b[j*K+s:j*K+s+16], acc)
+			}
+			c[i*N+j] = acc
+		}
+	}
+	return c
+}
+
+func TestCorpusGemm(t *testing.T) {
+	m := loadLaunch(t, "gemm_tma_wgmma", Options{Check: true})
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range m.Errors() {
+		t.Errorf("unexpected hazard: %s", h)
+	}
+	a, b := u16s(buf(t, m, "A")), u16s(buf(t, m, "B"))
+	ev := datapath.Hopper(numfmt.BF16, numfmt.BF16, numfmt.F32)
+	want := refGemm(ev, a, b, 256, 256, 512)
+	got := buf(t, m, "C")
+	bad := 0
+	for i, w := range want {
+		g := uint64(binary.LittleEndian.Uint32(got[4*i:]))
+		if g != w && bad < 5 {
+			t.Errorf("C[%d][%d] = %#x, want %#x", i/256, i%256, g, w)
+			bad++
+		}
+	}
+}
+
+func TestCorpusEpilogue(t *testing.T) {
+	m := loadLaunch(t, "epilogue_stmatrix", Options{Check: true})
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range m.Errors() {
+		t.Errorf("unexpected hazard: %s", h)
+	}
+	a, b := u16s(buf(t, m, "A")), u16s(buf(t, m, "B"))
+	ev := datapath.Hopper(numfmt.BF16, numfmt.BF16, numfmt.F32)
+	want := refGemm(ev, a, b, 128, 128, 128)
+	got := u16s(buf(t, m, "C"))
+	bad := 0
+	for i, w := range want {
+		wb := uint64(f64ToBF16(float64(math.Float32frombits(uint32(w)))))
+		if got[i] != wb && bad < 5 {
+			t.Errorf("C[%d][%d] = %#x, want %#x", i/128, i%128, got[i], wb)
+			bad++
+		}
+	}
+}
+
+func attentionRef(q, k, v []uint64, qb int) []float64 {
+	const D = 64
+	out := make([]float64, qb*64*D)
+	for r := 0; r < qb*64; r++ {
+		var sc [64]float64
+		mx := math.Inf(-1)
+		for j := 0; j < 64; j++ {
+			acc := 0.0
+			for c := 0; c < D; c++ {
+				acc += bf16ToF64(uint16(q[r*D+c])) * bf16ToF64(uint16(k[j*D+c]))
+			}
+			sc[j] = acc * 0.125
+			mx = math.Max(mx, sc[j])
+		}
+		sum := 0.0
+		for j := range sc {
+			sc[j] = math.Exp(sc[j] - mx)
+			sum += sc[j]
+		}
+		for c := 0; c < D; c++ {
+			o := 0.0
+			for j := 0; j < 64; j++ {
+				o += sc[j] / sum * bf16ToF64(uint16(v[j*D+c]))
+			}
+			out[r*D+c] = o
+		}
+	}
+	return out
+}
+
+func TestCorpusAttention(t *testing.T) {
+	for _, name := range []string{"attention_step_exact", "attention_step"} {
+		t.Run(name, func(t *testing.T) {
+			m := loadLaunch(t, name, Options{Check: true})
+			if err := m.Run(); err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range m.Errors() {
+				t.Errorf("unexpected hazard: %s", h)
+			}
+			q, k, v := u16s(buf(t, m, "Q")), u16s(buf(t, m, "K")), u16s(buf(t, m, "V"))
+			want := attentionRef(q, k, v, 2)
+			got := buf(t, m, "O")
+			maxErr := 0.0
+			for i, w := range want {
+				g := float64(math.Float32frombits(binary.LittleEndian.Uint32(got[4*i:])))
+				maxErr = math.Max(maxErr, math.Abs(g-w))
+			}
+			if maxErr > 2e-2 || maxErr != maxErr {
+				t.Errorf("max abs error vs float64 reference %g", maxErr)
+			}
+			approx := len(m.ApproxPCs()) > 0
+			if approx != (name == "attention_step") {
+				t.Errorf("approximate instructions reported: %v", m.ApproxPCs())
+			}
+			t.Logf("max abs error %g", maxErr)
+		})
+	}
+}
