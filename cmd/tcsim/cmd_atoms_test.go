@@ -72,7 +72,7 @@ func TestAtomsLong(t *testing.T) {
 		"layout  ((4,8,4),(2,2,8)):((128,1,16),(64,8,512))",
 		"CuTe    SM90::GMMA::CLayout_64xN<64>",
 		"128 threads x 32 values",
-		"verified: no",
+		"verified: H100, fixtures/layouts/wgmma_acc_f32_smem",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--long output lacks %q:\n%s", want, out)

@@ -172,6 +172,9 @@ func runVerifyLayouts(e *env, opts any, args []string) error {
 			bad++
 		}
 	}
+	if bad == 1 {
+		return errors.New("1 atom did not verify")
+	}
 	if bad > 0 {
 		return fmt.Errorf("%d atoms did not verify", bad)
 	}

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/layouts/catalog"
@@ -106,13 +107,14 @@ type seen struct {
 // cell the hardware put it in.
 type tvObservations struct {
 	atom catalog.Atom
+	nv   int // values per thread
 	obs  []seen
 	set  []bool
 }
 
 func newTV(a catalog.Atom) *tvObservations {
 	n := a.Threads() * a.Values()
-	o := &tvObservations{atom: a, obs: make([]seen, n), set: make([]bool, n)}
+	o := &tvObservations{atom: a, nv: a.Values(), obs: make([]seen, n), set: make([]bool, n)}
 	for i := range o.obs {
 		o.obs[i] = seen{-1, "appears nowhere in the output"}
 	}
@@ -122,7 +124,7 @@ func newTV(a catalog.Atom) *tvObservations {
 // put records that (t, v) was seen in cell; a second sighting is a
 // mismatch of its own.
 func (o *tvObservations) put(t, v int, s seen) {
-	i := t*o.atom.Values() + v
+	i := t*o.nv + v
 	if o.set[i] && o.obs[i] != s {
 		o.obs[i] = seen{-1, fmt.Sprintf("appears twice: %s and %s", o.describe(o.obs[i]), o.describe(s))}
 		return
@@ -146,10 +148,11 @@ func cellName(a catalog.Atom, cell int) string {
 func (o *tvObservations) compare() Outcome {
 	a := o.atom
 	out := Outcome{Unit: "(thread, value) pairs"}
+	table := cells(a)
 	for t := 0; t < a.Threads(); t++ {
-		for v := 0; v < a.Values(); v++ {
+		for v := 0; v < o.nv; v++ {
 			out.Compared++
-			got, want := o.obs[t*a.Values()+v], a.TV.Index(t, v)
+			got, want := o.obs[t*o.nv+v], table[t*o.nv+v]
 			if got.cell == want {
 				continue
 			}
@@ -192,4 +195,35 @@ func compareCells(a catalog.Atom, rows, cols int, got, want []int, what string) 
 		}
 	}
 	return out
+}
+
+// cellTables caches, per atom name, the cell of every (thread, value).
+// Atoms are looked up by name in the catalog, except in tests that plant
+// a wrong layout under a catalog name in the modelled hardware, which
+// uses Atom.TV directly.
+var cellTables sync.Map // string -> []int
+
+// cells returns the tile cell (row + Rows*col) of every (thread, value)
+// of a TV atom, at t*Values + v.
+func cells(a catalog.Atom) []int {
+	if c, ok := cellTables.Load(a.Name); ok {
+		return c.([]int)
+	}
+	te, ve := a.TV.Layout.Mode(0).Evaluator(), a.TV.Layout.Mode(1).Evaluator()
+	nv := a.Values()
+	out := make([]int, a.Threads()*nv)
+	for t := 0; t < a.Threads(); t++ {
+		base := te.Eval(t)
+		for v := 0; v < nv; v++ {
+			out[t*nv+v] = base + ve.Eval(v)
+		}
+	}
+	cellTables.Store(a.Name, out)
+	return out
+}
+
+// coord is the (row, col) of (t, v) in a TV atom.
+func coord(a catalog.Atom, t, v int) (row, col int) {
+	c := cells(a)[t*a.Values()+v]
+	return c % a.Rows, c / a.Rows
 }

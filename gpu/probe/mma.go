@@ -152,7 +152,7 @@ func mmaCase(s mmaShape) *Case {
 							if err != nil {
 								return failed(err)
 							}
-							m, n := d.TV.Coord(t, v)
+							m, n := coord(d, t, v)
 							if c < 0 || c >= 32*a.Values() {
 								return failed(fmt.Errorf("K block %d: D(%d,%d) is not a code", kb, m, n))
 							}
@@ -177,7 +177,7 @@ func mmaCase(s mmaShape) *Case {
 							if err != nil {
 								return failed(err)
 							}
-							m, n := d.TV.Coord(t, v)
+							m, n := coord(d, t, v)
 							kk := 16*mb + m
 							if kk >= s.k {
 								if c != 0 {

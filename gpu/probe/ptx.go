@@ -138,6 +138,7 @@ type wgmmaKernel struct {
 	regA     bool
 	passes   int // CTAs per variant
 	variants []wgmmaVariant
+	out      int // outRec, once computed
 }
 
 // wgmmaVariant is one instruction shape.
@@ -171,11 +172,15 @@ func (k *wgmmaKernel) inRec() int { return k.imageOffset() + k.image }
 func (k *wgmmaKernel) sliceBytes(n int) int { return 128 * k.regs(n) * 4 }
 
 func (k *wgmmaKernel) outRec() int {
+	if k.out > 0 {
+		return k.out
+	}
 	most := 0
 	for _, v := range k.variants {
 		most = max(most, v.slices*k.sliceBytes(v.n))
 	}
-	return 16 + most
+	k.out = 16 + most
+	return k.out
 }
 
 func (k *wgmmaKernel) jobs() int { return k.passes * len(k.variants) }

@@ -174,7 +174,15 @@ func Summary(vs []Verdict) string {
 	if n[NotRun] > 0 {
 		parts = append(parts, fmt.Sprintf("%d not run", n[NotRun]))
 	}
-	return fmt.Sprintf("%d atoms: %s", len(vs), strings.Join(parts, ", "))
+	return fmt.Sprintf("%s: %s", plural(len(vs), "atom"), strings.Join(parts, ", "))
+}
+
+// plural is "1 atom" or "2 atoms".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // Supports reports whether a GPU of compute capability major.minor runs

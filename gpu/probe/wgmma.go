@@ -92,7 +92,7 @@ func regsFromAtom(a catalog.Atom, e elem, f func(row, col int) int) [][4]uint32 
 	for t := range regs {
 		for r := 0; r < a.Values()/a.ValsPerReg; r++ {
 			for i := range vals {
-				row, col := a.TV.Coord(t, r*a.ValsPerReg+i)
+				row, col := coord(a, t, r*a.ValsPerReg+i)
 				vals[i] = f(row, col)
 			}
 			regs[t][r] = pack(e, vals)
@@ -359,7 +359,7 @@ func aRegCase(in wgmmaInput) *Case {
 					if err != nil {
 						return failed(err)
 					}
-					m, col := d.TV.Coord(t, v)
+					m, col := coord(d, t, v)
 					if code < 0 || code >= 128*a.Values() {
 						return failed(fmt.Errorf("D(%d,%d) = %d is not a code", m, col, code))
 					}
@@ -484,7 +484,7 @@ func decodeOperand(o wgmmaOut, d, tile catalog.Atom, rows int, in wgmmaInput, la
 	for s := 0; s < slices; s++ {
 		for t := 0; t < 128; t++ {
 			for v := 0; v < d.Values(); v++ {
-				m, n := d.TV.Coord(t, v)
+				m, n := coord(d, t, v)
 				code, err := readCode(o, d, jobs, in.e.digitBits(), s, t, v)
 				if err != nil {
 					return failed(err)
