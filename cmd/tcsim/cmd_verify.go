@@ -69,10 +69,10 @@ probe fails.`,
 			o := &verifyOpts{}
 			fs.BoolVar(&o.gpu, "gpu", false, "run the probes on the GPU (default: replay the recorded fixtures)")
 			fs.StringVar(&o.record, "record", "", "with --gpu, write each probe as a fixture case under `DIR`")
-			fs.StringVar(&o.fixtures, "fixtures", defaultLayoutFixtures, "the recorded cases to replay without --gpu (`DIR`)")
+			fs.StringVar(&o.fixtures, "fixtures", defaultLayoutFixtures, "without --gpu, replay the recorded cases under `DIR`")
 			fs.StringVar(&o.only, "only", "", "report only the atoms matching `FILTER` (words, as 'tcsim atoms FILTER'), and run only their probes")
 			fs.Var(&o.cases, "case", "run or replay only the probe `NAME` (repeatable; see --list)")
-			fs.BoolVar(&o.list, "list", false, "list the probes and the atoms each checks, and exit")
+			fs.BoolVar(&o.list, "list", false, "list the probes (target, CTAs, number of atom checks) and exit")
 			fs.BoolVar(&o.quiet, "q", false, "print only the atoms that are not verified, and the summary")
 			fs.IntVar(&o.device, "device", 0, "GPU `ordinal`")
 			fs.BoolVar(&o.inProcess, "in-process", false, "with --gpu, run every probe in this process (a fault then ends the run)")
