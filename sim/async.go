@@ -86,9 +86,18 @@ func (u *unit) issue(op *asyncOp) {
 	if u.m.trace != nil {
 		u.m.trace.event(map[string]any{"event": "async.issue", "kind": op.kind.String(), "cta": op.cta.ID, "thread": op.tid, "pc": op.in.PC, "desc": op.desc})
 	}
-	if u.m.Opts.Schedule == Eager {
+	switch u.m.Opts.Schedule {
+	case Eager:
 		u.finishOp(op)
 		return
+	case Lazy:
+		// Copies that complete on an mbarrier land at issue: their
+		// completion is only observable through the mbarrier, and the
+		// race detector reports reads that are not ordered after it.
+		if op.kind == akTMALoad || op.kind == akBulkLoad {
+			u.finishOp(op)
+			return
+		}
 	}
 	u.async = append(u.async, op)
 }
@@ -223,6 +232,17 @@ func (c *CTA) markInflight(regs []region, write bool, op *asyncOp) {
 	reported := false
 	for _, r := range regs {
 		for k := 0; k < r.n; k++ {
+			if write && !reported && c.inflR[int(r.off)+k] > 0 {
+				reported = true
+				other := c.inflightOp(r.off+uint32(k), false)
+				h := Hazard{Kind: HzAsyncSourceReuse, Severity: SevError, PC: op.in.PC, CTA: op.cta.ID, Warp: -1,
+					Msg:    fmt.Sprintf("%s overwrites shared bytes (from %#x) that an in-flight %s still reads", op.kind, int(r.off)+k, kindOf(other)),
+					Detail: "the buffer is refilled before the operation reading it is known to be complete (a missing wait_group, or a consumer release that comes too early)"}
+				if other != nil {
+					h.Related = c.u.m.Prog.pos(other.in)
+				}
+				c.u.m.hazard(h)
+			}
 			if write && !reported && arr[int(r.off)+k] > 0 {
 				reported = true
 				other := c.inflightOp(r.off+uint32(k), true)
@@ -379,11 +399,16 @@ func (c *CTA) checkExit() {
 		if bg == nil {
 			continue
 		}
-		if len(bg.open) > 0 || bg.reads > 0 {
-			pc := -1
-			if len(bg.open) > 0 {
-				pc = bg.open[0].in.PC
+		var pending *asyncOp
+		for _, g := range append([][]*asyncOp{bg.open}, bg.groups...) {
+			for _, op := range g {
+				if !op.done && pending == nil {
+					pending = op
+				}
 			}
+		}
+		if pending != nil {
+			pc := pending.in.PC
 			m.hazard(Hazard{Kind: HzAsyncExit, Severity: SevError, PC: pc, CTA: c.ID, Warp: tid / 32, Lanes: 1 << (tid % 32),
 				Msg:    fmt.Sprintf("thread %d exits with bulk async copies that read shared memory not waited for (cp.async.bulk.wait_group.read missing)", tid),
 				Detail: "shared memory is released when the CTA exits; an outstanding copy may read freed memory"})

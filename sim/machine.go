@@ -22,14 +22,19 @@ import (
 type Schedule uint8
 
 const (
-	// Lazy is the default: warps run round-robin in a fixed order, and an
-	// asynchronous operation (a wgmma group, a TMA copy, a tcgen05.mma)
-	// completes as late as the PTX rules allow: at the wait that needs
-	// it, or when no warp can run without it.
+	// Lazy is the default: warps run round-robin in a fixed order; a wgmma
+	// group, a tcgen05.mma, a bulk store or a cp.async group completes as
+	// late as the PTX rules allow (at the wait that covers it, or when no
+	// warp can run without it). Copies that complete on an mbarrier (TMA
+	// and bulk loads) land at issue: their completion is only observable
+	// through the mbarrier.
 	Lazy Schedule = iota
 	// Eager completes every asynchronous operation as soon as it is
 	// issued (a wgmma as soon as its whole warpgroup has issued it).
 	Eager
+	// Latest delays every asynchronous operation, mbarrier copies too,
+	// until something waits for it or no warp can run.
+	Latest
 	// Random interleaves warps in a seeded random order with random
 	// quanta and completes asynchronous operations at random legal
 	// points, so that order-dependent bugs show up. The same seed gives
@@ -43,11 +48,13 @@ func (s Schedule) String() string {
 		return "eager"
 	case Random:
 		return "random"
+	case Latest:
+		return "latest"
 	}
 	return "lazy"
 }
 
-// ParseSchedule parses "lazy", "eager" or "random".
+// ParseSchedule parses "lazy", "latest", "eager" or "random".
 func ParseSchedule(s string) (Schedule, error) {
 	switch s {
 	case "lazy", "":
@@ -56,8 +63,10 @@ func ParseSchedule(s string) (Schedule, error) {
 		return Eager, nil
 	case "random":
 		return Random, nil
+	case "latest":
+		return Latest, nil
 	}
-	return Lazy, fmt.Errorf("schedule %q: want lazy, eager or random", s)
+	return Lazy, fmt.Errorf("schedule %q: want lazy, latest, eager or random", s)
 }
 
 // Options configure a simulation.
@@ -614,11 +623,11 @@ var errStopped = errors.New("stopped")
 // finish runs what remains when every warp has exited: pending async
 // operations complete, and the end-of-CTA rules are checked.
 func (u *unit) finish() {
-	for len(u.async) > 0 {
-		u.completeOne(0)
-	}
 	for _, c := range u.ctas {
 		c.checkExit()
+	}
+	for len(u.async) > 0 {
+		u.completeOne(0)
 	}
 }
 
@@ -627,6 +636,8 @@ func (u *unit) deadlock() error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "deadlock: no warp can make progress")
 	var stuck []string
+	allMbar := true
+	pc := -1
 	for _, w := range u.warps {
 		if w.state == warpDone {
 			continue
@@ -635,14 +646,26 @@ func (u *unit) deadlock() error {
 		where := "?"
 		if in != nil {
 			where = fmt.Sprintf("%s: %s", u.m.Prog.pos(in), in.PTX)
+			if pc < 0 {
+				pc = in.PC
+			}
+		}
+		if w.wait.kind != waitMbar {
+			allMbar = false
 		}
 		s := fmt.Sprintf("  CTA %s warp %d (lanes %#08x) at %s: %s", fmtID(w.cta.ID), w.ID, w.activeMask(), where, w.waitReason())
 		stuck = append(stuck, s)
 		b.WriteString("\n" + s)
 	}
-	u.m.hazard(Hazard{Kind: HzDeadlock, Severity: SevError, CTA: u.ctas[0].ID, Warp: -1,
+	h := Hazard{Kind: HzDeadlock, Severity: SevError, PC: pc, CTA: u.ctas[0].ID, Warp: -1,
 		Msg:    "deadlock: every remaining warp waits for something that can no longer happen",
-		Detail: strings.Join(stuck, "\n")})
+		Detail: strings.Join(stuck, "\n")}
+	if allMbar {
+		h.Kind = HzMbarPhase
+		h.Msg = "mbarrier wait on a phase that can never complete: no thread or copy is left to arrive on the barrier"
+		h.Detail += "\na wait on parity p succeeds once the phase of parity p has completed; waiting on the parity of the current (incomplete) phase with nothing left to arrive hangs forever"
+	}
+	u.m.hazard(h)
 	return &DeadlockError{Msg: b.String()}
 }
 

@@ -281,7 +281,13 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 		if mb.live && mb.waitDone(mw) {
 			res |= 1 << l
 		} else {
-			waits = append(waits, mw)
+			dup := false
+			for _, x := range waits {
+				dup = dup || x == mw
+			}
+			if !dup {
+				waits = append(waits, mw)
+			}
 		}
 	}
 	if res != m && mi.op == "try_wait" {

@@ -409,7 +409,9 @@ func (wg *warpgroup) checkFence(w *Warp, in *Inst, wi *wgmmaInfo) {
 			Msg:    "wgmma.mma_async without a wgmma.fence before the warpgroup's first wgmma",
 			Detail: "the ISA requires wgmma.fence before the first wgmma.mma_async and between any register access and a wgmma that uses the same registers",
 			PTXAS:  ptxasC7519})
+		// ptxas injects the warpgroup.arrive: model it
 		wg.fenced[k] = true
+		wg.lastFence[k] = w.steps
 		return
 	}
 	if w.lastAccess == nil || wg.lastWait[k] < wg.lastFence[k] {
@@ -426,6 +428,7 @@ func (wg *warpgroup) checkFence(w *Warp, in *Inst, wi *wgmmaInfo) {
 					Msg:     fmt.Sprintf("%s register %s was accessed by an ordinary instruction after the last wgmma.wait_group, with no wgmma.fence before this wgmma.mma_async", what, w.regName(r)),
 					Detail:  "wgmma.fence must separate register accesses from a wgmma.mma_async that reads or writes the same registers; the last fence came before the previous pipeline stage",
 					Related: mach.Prog.pos(&mach.Prog.Insts[pc]), PTXAS: ptxasC7519})
+				wg.lastFence[k] = w.steps // the injected warpgroup.arrive
 				return true
 			}
 		}
@@ -559,8 +562,8 @@ func (wg *warpgroup) implicitWait(w *Warp) bool {
 	k := w.ID % 4
 	full := wg.full()
 	var pending []*wgmmaOp
-	for _, op := range wg.ops {
-		if op.in[k] != nil && !op.cleared[k] {
+	for _, op := range wg.allOps {
+		if op != nil && op.in[k] != nil && !op.cleared[k] {
 			if op.issuedBy != full {
 				return false
 			}
@@ -579,8 +582,8 @@ func (wg *warpgroup) implicitWait(w *Warp) bool {
 func (wg *warpgroup) implicitReady(w *Warp) bool {
 	k := w.ID % 4
 	full := wg.full()
-	for _, op := range wg.ops {
-		if op.in[k] != nil && !op.cleared[k] && op.issuedBy != full {
+	for _, op := range wg.allOps {
+		if op != nil && op.in[k] != nil && !op.cleared[k] && op.issuedBy != full {
 			return false
 		}
 	}
@@ -904,7 +907,7 @@ func (wg *warpgroup) gather(d uint64, mn, k, ebits int, mnMajor bool, out []uint
 		}
 		out[i] = readBits(smem, ba, ebits)
 	}
-	c.layoutCheck(t, mn, k, mnMajor, in, what)
+	c.layoutCheck(t, mn, k, mnMajor, in, what, desc.DecodeWGMMA(d).Swizzle())
 }
 
 func readBits(smem []byte, bitAddr uint32, ebits int) uint64 {
@@ -939,7 +942,7 @@ func neg(x []uint64, f *numfmt.Format) {
 // tile of the tensor, so (tensor coordinate - operand coordinate) is the
 // same for every element. A swizzle or LBO/SBO that disagrees with the
 // tensor map scrambles it.
-func (c *CTA) layoutCheck(t *smemTable, mn, k int, mnMajor bool, in *Inst, what string) {
+func (c *CTA) layoutCheck(t *smemTable, mn, k int, mnMajor bool, in *Inst, what string, dsw desc.Swizzle) {
 	if c.tags == nil {
 		return
 	}
@@ -974,7 +977,7 @@ func (c *CTA) layoutCheck(t *smemTable, mn, k int, mnMajor bool, in *Inst, what 
 				ax = "(col, k)"
 			}
 			mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: -1,
-				Msg: fmt.Sprintf("the %s operand's descriptor does not match the layout the TMA copy wrote (tensor map %s, swizzle %s): the operand is not a contiguous tile of the tensor", what, tm.name, tm.swz),
+				Msg: fmt.Sprintf("the %s operand's descriptor (swizzle %s) does not match the layout the TMA copy wrote (tensor map %s, swizzle %s): the operand is not a contiguous tile of the tensor", what, dsw, tm.name, tm.swz),
 				Detail: fmt.Sprintf("%s element (mn=%d, k=%d) holds tensor element %s = (%d, %d), but element (mn=%d, k=%d) holds (%d, %d): check the descriptor's swizzle mode, LBO and SBO against the tensor map",
 					what, refM, refK, ax, ref.c0+int32(refK), ref.c1+int32(refM), m, kk, tg.c0, tg.c1)})
 			return

@@ -210,7 +210,6 @@ func fp8Hypotheses(v Variant) []struct {
 	name string
 	ev   Evaluator
 } {
-	f16 := mustFormat("f16")
 	final := MMASyncFP8(v.A, v.B, v.C)
 	old := Hopper(v.A, v.B, v.C) // the approximate model before: one fused step, then C
 	old.FracBits, old.OutMantBits, old.CAfter, old.CAddRound = 25, 0, CRounded, RoundNearestEven
@@ -243,7 +242,6 @@ func fp8Hypotheses(v Variant) []struct {
 		s1 := inner.fused(pa[:n], pb[:n], 0, nil)
 		return inner.fused(pa[n:], pb[n:], final.addIEEE(s1, c), nil)
 	})
-	_ = f16
 	return []struct {
 		name string
 		ev   Evaluator

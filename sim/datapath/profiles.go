@@ -92,6 +92,18 @@ func MMASync(a, b, c *numfmt.Format, satfinite bool) (Evaluator, Source) {
 	return Hopper(a, b, c), HardwareVerified
 }
 
+// MMASyncNote says, for an sm_90 mma.sync with A elements of format a, which
+// datapath the profile models and how it was verified.
+func MMASyncNote(a *numfmt.Format) string {
+	switch {
+	case a.IsFloat() && a.Bits == 8:
+		return "sm_90 mma.sync with FP8 inputs: emulated by ptxas as two f16 MMAs (products k mod 4 in {0,1}, then {2,3}, from +0) and then C added with round-to-nearest; bit-exact on 2^20 dot products per input mix, accumulator and shape on the H100 (fixtures/numerics)"
+	case a.IsFloat():
+		return "sm_90 mma.sync: the wgmma datapath (bit-exact on 2^20 dot products per type on the H100)"
+	}
+	return "sm_90 mma.sync: exact integer products, 32-bit wrap or .satfinite (bit-exact on 2^20 dot products per type on the H100)"
+}
+
 // ForVariant returns the H100 evaluator of a probe variant.
 func ForVariant(v Variant) Evaluator {
 	if v.Family == "mma" {

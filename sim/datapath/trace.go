@@ -23,9 +23,12 @@ type GroupTrace struct {
 	K       []int         // k index of each product when the steps take them out of order (Model.PairSteps)
 }
 
-// label names term i of the group: c, or p<k> for the product of index k.
+// label names term i of the group: c (or acc, the running sum, when C
+// joins after the steps), or p<k> for the product of index k.
 func (g *GroupTrace) label(i int) string {
 	switch {
+	case i == 0 && g.K != nil:
+		return "acc" // the running sum of the steps (C joins after them)
 	case i == 0:
 		return "c"
 	case i-1 < len(g.K):
