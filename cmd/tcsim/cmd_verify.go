@@ -294,7 +294,7 @@ func verifyOnGPU(e *env, o *verifyOpts, cases []*probe.Case) ([]probe.Verdict, e
 	for _, c := range cases {
 		if !probe.Supports(c.Arch, info.Major, info.Minor) {
 			notRun[c.Name] = fmt.Sprintf("needs %s; this GPU is %s", c.Arch, info.Arch())
-			fmt.Fprintf(e.stdout, "  %-22s skipped: needs %s\n", c.Name, c.Arch)
+			fmt.Fprintf(e.stdout, "  %-24s skipped: needs %s\n", c.Name, c.Arch)
 			continue
 		}
 		start := time.Now()
@@ -323,7 +323,7 @@ func verifyOnGPU(e *env, o *verifyOpts, cases []*probe.Case) ([]probe.Verdict, e
 			}
 		}
 		outcomes = append(outcomes, outs...)
-		fmt.Fprintf(e.stdout, "  %-22s %4d CTAs  %-8s %.1fs\n", c.Name, c.Jobs, status, time.Since(start).Seconds())
+		fmt.Fprintf(e.stdout, "  %-24s %4d CTAs  %-8s %.1fs\n", c.Name, c.Jobs, status, time.Since(start).Seconds())
 		if d != nil && d.Broken() != nil {
 			return nil, fmt.Errorf("the GPU context is unusable after %s: %w", c.Name, d.Broken())
 		}
