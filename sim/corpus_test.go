@@ -166,3 +166,40 @@ func TestCorpusAttention(t *testing.T) {
 		})
 	}
 }
+
+// TestCorpusSchedules runs the corpus kernels under every schedule: the
+// outputs must not change and no hazard may appear, since the kernels
+// follow the protocols.
+func TestCorpusSchedules(t *testing.T) {
+	for _, name := range []string{"gemm_tma_wgmma", "attention_step_exact", "epilogue_stmatrix"} {
+		base := loadLaunch(t, name, Options{})
+		if err := base.Run(); err != nil {
+			t.Fatal(err)
+		}
+		for _, opts := range []Options{{Schedule: Eager}, {Schedule: Latest}, {Schedule: Random, Seed: 1}, {Schedule: Random, Seed: 2}, {Schedule: Random, Seed: 3}} {
+			opts.Check = true
+			t.Run(name+"/"+opts.Schedule.String()+fmtSeed(opts), func(t *testing.T) {
+				m := loadLaunch(t, name, opts)
+				if err := m.Run(); err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range m.Errors() {
+					t.Errorf("unexpected hazard: %s", h)
+				}
+				for _, o := range base.Outputs() {
+					b, _ := m.Buffer(o.Name)
+					if mm := Compare(o.Name, nil, o.Data, b.Data, fixtures.U32); mm != nil {
+						t.Errorf("%s", mm)
+					}
+				}
+			})
+		}
+	}
+}
+
+func fmtSeed(o Options) string {
+	if o.Schedule == Random {
+		return "-" + string(rune('0'+o.Seed))
+	}
+	return ""
+}
