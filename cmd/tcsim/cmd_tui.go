@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/tcsim/tcsim/render"
+	"github.com/tcsim/tcsim/tui"
+)
+
+type tuiFlags struct {
+	view, smem, desc, snapshot, size, keys string
+	mma, noColor                           bool
+	scale                                  int
+}
+
+func init() {
+	// A bare `tcsim` opens the explorer.
+	interactive = func(e *env) error { return runTUI(e, &tuiFlags{}, nil) }
+	register(&command{
+		name:    "tui",
+		args:    "[flags] [ATOM|LAYOUT]",
+		summary: "open the interactive explorer (also what a bare 'tcsim' does)",
+		help: `Opens the interactive explorer in the terminal. Views (tab, or the digit
+keys, switches between them; ? lists every key; q quits):
+
+  1 Layout      pick an atom with a fuzzy filter (/) or type a CuTe layout;
+                cells coloured by thread, warp, lane or value (c); zoom with
+                + and -; the side panel shows the cursor cell's tid, warp,
+                lane, register, every owner of a broadcast, and its bitmath
+                with the numbers substituted; m shows an MMA's A, B and C
+                placed as CuTe places them.
+  2 Bitmath     the derived formulas in C, PTX, Python or Go (l), the F2
+                matrix with lane, warp and value bits labelled, and a box (e)
+                that checks your own formula and names the first wrong
+                (tid, v).
+  3 Swizzle     a shared-memory layout (s) byte by bank under an access
+                pattern (a): ld/st.shared from a fragment (f), ldmatrix,
+                wgmma core-matrix reads, a TMA box; conflicts per phase
+                ([ and ] step through the phases).
+  4 Descriptor  paste a descriptor (e) or edit its fields (arrows); decoded
+                fields, validation findings, and the core matrices it reads
+                drawn over the operand tile or the shared-memory bytes (v).
+
+Mouse: a click selects a cell or a tab, the wheel scrolls (shift+wheel
+sideways). NO_COLOR (or --no-color) draws without colours; the cursor and
+the selected thread's cells are still marked with reverse video and
+underlines.
+
+--snapshot FILE draws one screen without a terminal, after the keys of
+--keys, at --size: FILE.png is a picture drawn by tcsim's own renderer (the
+README's screenshots), FILE.ansi keeps the colours as escape codes, any
+other name (or - for stdout) is plain text. A key script is key names
+separated by blanks (enter, tab, esc, up, pgdown, ctrl+c, a single
+character), "text" in double quotes to type it, and click:X,Y,
+wheelup:X,Y, wheeldown:X,Y for the mouse.
+
+Examples:
+  tcsim
+  tcsim tui wgmma.m64n256.d.f32
+  tcsim tui --mma mma.sync.m16n8k16
+  tcsim tui --view desc --desc 0x4000004000010040
+  tcsim tui --view swizzle --snapshot swizzle.png --size 120x36 --keys 'a a ]'`,
+		setup: func(fs *flag.FlagSet) any {
+			f := &tuiFlags{}
+			fs.StringVar(&f.view, "view", "", "the view to open: layout, bitmath, swizzle or desc")
+			fs.BoolVar(&f.mma, "mma", false, "open the layout view on the MMA of ATOM (A, B and C together), e.g. --mma mma.sync.m16n8k16")
+			fs.StringVar(&f.smem, "smem", "", "the swizzle view's shared-memory layout: an smem atom or 'LAYOUT bBITS' (default "+tui.DefaultSMEM+")")
+			fs.StringVar(&f.desc, "desc", "", "the descriptor view's value, hex with 0x (default "+tui.DefaultDesc+")")
+			fs.StringVar(&f.snapshot, "snapshot", "", "draw one screen to FILE (.png picture, .ansi with colours, else text; - for stdout) instead of opening the terminal")
+			fs.StringVar(&f.size, "size", "100x32", "the screen size of --snapshot, COLSxROWS")
+			fs.StringVar(&f.keys, "keys", "", "keys to press before --snapshot takes the screen, e.g. 'tab \"e\" down'")
+			fs.IntVar(&f.scale, "scale", 2, "pixel scale of a --snapshot PNG")
+			fs.BoolVar(&f.noColor, "no-color", false, "draw without colours (as NO_COLOR does)")
+			return f
+		},
+		run: func(e *env, opts any, args []string) error { return runTUI(e, opts.(*tuiFlags), args) },
+	})
+}
+
+func runTUI(e *env, f *tuiFlags, args []string) error {
+	cfg := tui.Config{
+		View:    f.view,
+		Subject: strings.TrimSpace(strings.Join(args, " ")),
+		MMA:     f.mma,
+		SMEM:    f.smem,
+		Desc:    f.desc,
+		NoColor: f.noColor || e.getenv("NO_COLOR") != "",
+	}
+	if cfg.MMA && cfg.Subject == "" {
+		return usagef("--mma needs an operand atom or an instruction shape, e.g. tcsim tui --mma mma.sync.m16n8k16")
+	}
+	if f.snapshot != "" {
+		return tuiSnapshot(e, cfg, f)
+	}
+	if f.keys != "" {
+		return usagef("--keys applies to --snapshot")
+	}
+	in, inOK := e.stdin.(*os.File)
+	out, outOK := e.stdout.(*os.File)
+	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
+		if _, err := tui.New(cfg); err != nil {
+			return usagef("%v", err)
+		}
+		return usagef("the explorer needs a terminal (stdin and stdout are not both terminals); run 'tcsim --help' for the commands, or 'tcsim tui --snapshot -' to print a screen")
+	}
+	if err := tui.Run(cfg, in, out, os.Environ()); err != nil {
+		if strings.Contains(err.Error(), "unknown") || strings.Contains(err.Error(), "bad layout") {
+			return usagef("%v", err)
+		}
+		return err
+	}
+	return nil
+}
+
+func tuiSnapshot(e *env, cfg tui.Config, f *tuiFlags) error {
+	w, h, err := parseSize(f.size)
+	if err != nil {
+		return err
+	}
+	msgs, err := tui.ParseKeys(f.keys)
+	if err != nil {
+		return usagef("--keys: %v", err)
+	}
+	if f.scale < 1 || f.scale > 8 {
+		return usagef("--scale %d: must be between 1 and 8", f.scale)
+	}
+	m, err := tui.Snapshot(cfg, w, h, msgs)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	var buf bytes.Buffer
+	switch strings.ToLower(filepath.Ext(f.snapshot)) {
+	case ".png":
+		scr, err := m.Screen()
+		if err != nil {
+			return err
+		}
+		if err := render.WriteScreenPNG(&buf, scr, f.scale); err != nil {
+			return err
+		}
+	case ".ansi":
+		buf.WriteString(m.ANSI())
+		buf.WriteString("\x1b[0m\n")
+	default:
+		buf.WriteString(m.Plain())
+	}
+	if f.snapshot == "-" {
+		_, err = io.Copy(e.stdout, &buf)
+		return err
+	}
+	if err := os.WriteFile(f.snapshot, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "wrote %s (%dx%d)\n", f.snapshot, w, h)
+	return nil
+}
+
+// parseSize reads "COLSxROWS".
+func parseSize(s string) (int, int, error) {
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	w, err1 := strconv.Atoi(strings.TrimSpace(a))
+	h, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || w < 20 || h < 8 || w > 1000 || h > 1000 {
+		return 0, 0, usagef("--size %q: want COLSxROWS between 20x8 and 1000x1000, e.g. 100x32", s)
+	}
+	return w, h, nil
+}
