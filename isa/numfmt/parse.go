@@ -6,13 +6,24 @@ import (
 	"strings"
 )
 
+// ExactRange bounds the magnitudes ParseNumber reads exactly: numbers
+// whose binary exponent (Value.Log2) lies in [-ExactRange, ExactRange],
+// that is magnitudes in [2^-ExactRange, 2^(ExactRange+1)). Every format
+// of this package overflows or underflows long before (f64 spans 2^-1074
+// to 2^1024).
+const ExactRange = 1 << 14
+
 // ParseNumber parses a number: a decimal ("3.3", "-0", "1e-3"), a fraction
 // ("1/3"), a hexadecimal float ("0x1.8p3"), "inf" or "nan" (with a sign).
-// When the number is a binary fraction with at most 64 significant bits the
-// Value is exact. Otherwise it is the number truncated to 62 significant
-// bits with the lowest bit set as a sticky bit, exact is false, and
-// rounding it to any format of this package (53 bits at most) still gives
-// the correctly rounded result of the original number.
+// When the number is a binary fraction with at most 64 significant bits
+// and its binary exponent is within ±ExactRange the Value is exact.
+// Otherwise it is the number truncated to 62 significant bits with the
+// lowest bit set as a sticky bit, exact is false, and rounding it to any
+// format of this package (53 bits at most) still gives the correctly
+// rounded result of the original number. (Beyond ±ExactRange the 62 bits
+// come from a 128-bit approximation: exact arithmetic there costs time
+// that grows with the exponent, and every format rounds such numbers
+// alike.)
 func ParseNumber(s string) (v Value, exact bool, err error) {
 	t := strings.TrimSpace(strings.ToLower(s))
 	neg := false
@@ -30,6 +41,13 @@ func ParseNumber(s string) (v Value, exact bool, err error) {
 	if t == "" || strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") {
 		return Value{}, false, fmt.Errorf("bad number %q", s)
 	}
+	if f, _, err := big.ParseFloat(t, 0, 128, big.ToZero); err == nil && !f.IsInf() && f.Sign() != 0 {
+		if e := f.MantExp(nil) - 1; e > ExactRange || e < -ExactRange { // |f| = 1.x·2^e
+			v := fromFarFloat(f)
+			v.Neg = neg
+			return v, false, nil
+		}
+	}
 	r, ok := new(big.Rat).SetString(t)
 	if !ok {
 		f, _, ferr := big.ParseFloat(t, 0, 4096, big.ToZero)
@@ -41,6 +59,16 @@ func ParseNumber(s string) (v Value, exact bool, err error) {
 	v, exact = FromRat(r)
 	v.Neg = neg
 	return v, exact, nil
+}
+
+// fromFarFloat converts a non-zero finite positive f to a Value of 62
+// significant bits (truncated) with the sticky bit set.
+func fromFarFloat(f *big.Float) Value {
+	m := new(big.Float)
+	e := f.MantExp(m) // f = m·2^e, 0.5 <= m < 1
+	m.SetMantExp(m, 62)
+	i, _ := m.Int(nil)
+	return Value{Class: Normal, Sig: i.Uint64() | 1, Exp: e - 62}
 }
 
 // FromRat converts a rational to a Value: exactly when it is a binary

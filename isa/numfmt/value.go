@@ -301,9 +301,14 @@ func (v Value) Decimal() string {
 // String returns a short form: the decimal value if it has at most 20
 // digits, otherwise a %g approximation followed by the exact binary form.
 func (v Value) String() string {
-	d := v.Decimal()
-	if len(d) <= 24 || !v.IsFinite() {
-		return d
+	// A normalised finite value below 2^-24 has more than 24 decimals, one
+	// of 2^80 or more more than 24 digits: skip computing the expansion,
+	// whose cost grows with the exponent.
+	long := v.IsFinite() && v.Sig != 0 && (v.norm().Exp < -24 || v.Log2() >= 80)
+	if !long {
+		if d := v.Decimal(); len(d) <= 24 || !v.IsFinite() {
+			return d
+		}
 	}
 	s := "+"
 	if v.Neg {
