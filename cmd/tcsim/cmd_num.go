@@ -386,16 +386,16 @@ func runNumEncode(e *env, opts any, args []string) error {
 	fmt.Fprintln(w)
 	if exact {
 		fmt.Fprintf(w, "  input     %s (exact: %s)\n", v.Decimal(), v.Binary(-1))
+	} else if e := v.Log2(); v.IsFinite() && (e > numfmt.ExactRange || e < -numfmt.ExactRange) {
+		fmt.Fprintf(w, "  input     %s is beyond 2^±%d, far outside every format; approximated as %s\n", args[1], numfmt.ExactRange, v.String())
 	} else {
 		fmt.Fprintf(w, "  input     %s is not a binary fraction; it lies strictly inside (%s, next 62-bit value)\n", args[1], v.String())
 	}
 	if info.Inexact && (info.Down != info.Up) {
 		down := withSign(info.Down, v.Neg)
 		up := withSign(info.Up, v.Neg)
-		db, _ := f.Encode(down, numfmt.RZ, numfmt.Opts{})
-		ub, _ := f.Encode(up, numfmt.RZ, numfmt.Opts{})
-		fmt.Fprintf(w, "  below     %s  %s\n", down.Decimal(), encodedOrOver(f, up, db, false))
-		fmt.Fprintf(w, "  above     %s  %s\n", up.Decimal(), encodedOrOver(f, up, ub, true))
+		fmt.Fprintf(w, "  below     %s\n", neighbour(f, down))
+		fmt.Fprintf(w, "  above     %s\n", neighbour(f, up))
 		if info.Tie {
 			fmt.Fprintln(w, "  tie       the input is exactly halfway")
 		}
@@ -423,8 +423,17 @@ func withSign(v numfmt.Value, neg bool) numfmt.Value {
 	return v
 }
 
-func encodedOrOver(f *numfmt.Format, _ numfmt.Value, b uint64, _ bool) string {
-	return "(" + fmtBits(f, b) + ")"
+// neighbour describes a value that brackets the input: its exact decimal
+// and its bits, or, beyond the format's largest finite magnitude, that it
+// is not representable (its decimal shortened when long).
+func neighbour(f *numfmt.Format, v numfmt.Value) string {
+	mag, maxMag := v, f.Decode(f.MaxFinite(false))
+	mag.Neg, maxMag.Neg = false, false
+	if numfmt.Cmp(mag, maxMag) > 0 {
+		return fmt.Sprintf("%s  (beyond MAX_NORM %s: not representable)", v, maxMag.Decimal())
+	}
+	b, _ := f.Encode(v, numfmt.RZ, numfmt.Opts{})
+	return v.Decimal() + "  (" + fmtBits(f, b) + ")"
 }
 
 // parseOperand reads a cvt operand: hex or binary bits, or numbers (one
