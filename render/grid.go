@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"math/big"
 	"strconv"
 
 	"github.com/tcsim/tcsim/layouts"
@@ -120,7 +121,8 @@ func NewGrid(rows, cols int) (*Grid, error) {
 		return nil, fmt.Errorf("grid %dx%d: must be non-empty", rows, cols)
 	}
 	if rows > MaxCells/cols {
-		return nil, fmt.Errorf("grid %dx%d: too large to draw (%d cells; the limit is %d)", rows, cols, int64(rows)*int64(cols), MaxCells)
+		cells := new(big.Int).Mul(big.NewInt(int64(rows)), big.NewInt(int64(cols))) // may exceed int64
+		return nil, fmt.Errorf("grid %dx%d: too large to draw (%v cells; the limit is %d)", rows, cols, cells, MaxCells)
 	}
 	g := &Grid{Rows: rows, Cols: cols, Cells: make([]Cell, rows*cols)}
 	for i := range g.Cells {

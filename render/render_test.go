@@ -726,3 +726,17 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs from the golden file (run go test ./render -update after checking):\n--- got ---\n%s", name, got)
 	}
 }
+
+// TestNewGridTooLarge: the refusal states the true cell count, also where
+// it overflows int64.
+func TestNewGridTooLarge(t *testing.T) {
+	for _, c := range []struct {
+		rows, cols int
+		cells      string
+	}{{4096, 4096, "16777216 cells"}, {1 << 32, 1 << 32, "18446744073709551616 cells"}, {1 << 62, 8, "36893488147419103232 cells"}} {
+		_, err := NewGrid(c.rows, c.cols)
+		if err == nil || !strings.Contains(err.Error(), c.cells) {
+			t.Errorf("NewGrid(%d, %d): %v; want %q", c.rows, c.cols, err, c.cells)
+		}
+	}
+}
