@@ -65,6 +65,8 @@ func TestBitmathCLI(t *testing.T) {
 		{[]string{"bitmath", "wgmma.m64n64.d.f32", "--tile", "64x64"}, 2, nil, nil, "apply to a plain LAYOUT"},
 		{[]string{"bitmath", "(8,8):(8,1)", "--tile", "64"}, 2, nil, nil, "want ROWSxCOLS"},
 		{[]string{"bitmath", "(8,8):(8,1)", "--tile", "4x4"}, 2, nil, nil, "outside the 4x4 tile"},
+		{[]string{"bitmath", "(8,8):(8,1)", "--tile", "9999999x2"}, 2, nil, nil, "at most 1048576 rows and 1048576 columns"},
+		{[]string{"bitmath", "(1048576,1048576):(1,1048576)", "--tile", "1048576x1048576"}, 2, nil, nil, "more (thread, value) pairs than the 16777216"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(t, tt.args...)

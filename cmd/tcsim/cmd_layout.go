@@ -203,8 +203,11 @@ func parseTile(s string, maxDim int) (int, int, error) {
 	r, c, ok := strings.Cut(strings.ToLower(s), "x")
 	rows, err1 := strconv.Atoi(strings.TrimSpace(r))
 	cols, err2 := strconv.Atoi(strings.TrimSpace(c))
-	if !ok || err1 != nil || err2 != nil || rows <= 0 || cols <= 0 || rows > maxDim || cols > maxDim {
+	if !ok || err1 != nil || err2 != nil || rows <= 0 || cols <= 0 {
 		return 0, 0, usagef("--tile %q: want ROWSxCOLS with positive integers, e.g. 64x256", s)
+	}
+	if rows > maxDim || cols > maxDim {
+		return 0, 0, usagef("--tile %q: at most %d rows and %d columns", s, maxDim, maxDim)
 	}
 	return rows, cols, nil
 }

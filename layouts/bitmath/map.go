@@ -89,9 +89,10 @@ type Map struct {
 	Modes []layouts.IntTuple
 }
 
-// maxDomain bounds the number of inputs a Map may have, so that checking
-// every input stays cheap.
-const maxDomain = 1 << 24
+// MaxInputs bounds the number of inputs a Map may have, so that checking
+// every input stays cheap. Callers that build a Map from user input can
+// check it first.
+const MaxInputs = 1 << 24
 
 // Size is the number of inputs: the product of the input extents.
 func (m Map) Size() int {
@@ -170,8 +171,8 @@ func (m Map) validate() error {
 	if nin > 62 || nout > 62 {
 		return fmt.Errorf("%s: %d input bits and %d output bits; the F2 view handles at most 62 each", m.Name, nin, nout)
 	}
-	if m.Size() > maxDomain {
-		return fmt.Errorf("%s: %d inputs; the F2 view checks every input and handles at most %d", m.Name, m.Size(), maxDomain)
+	if m.Size() > MaxInputs {
+		return fmt.Errorf("%s: %d inputs; the F2 view checks every input and handles at most %d", m.Name, m.Size(), MaxInputs)
 	}
 	return nil
 }
