@@ -71,6 +71,22 @@ var brokenCases = []brokenCase{
 		bug:   "cp.async.bulk.wait_group.read removed: the CTA exits while the TMA store still reads its shared memory",
 		edits: []edit{{752, "cp.async.bulk.wait_group.read 0;", ""}},
 		want:  map[HazardKind][]int{HzAsyncExit: {742}}},
+	{name: "tcgen05_missing_wait_ld", base: "tcgen05_gemm.sm_100a.ptx", launch: "tcgen05_gemm",
+		bug:   "tcgen05.wait::ld removed: the epilogue stores tcgen05.ld destinations before they are defined",
+		edits: []edit{{562, "tcgen05.wait::ld.sync.aligned;", ""}},
+		want:  map[HazardKind][]int{HzTcgenWaitLd: {0}}},
+	{name: "tcgen05_missing_fence", base: "tcgen05_gemm.sm_100a.ptx", launch: "tcgen05_gemm",
+		bug:   "tcgen05.fence::after_thread_sync removed after the mbarrier wait for the MMAs: the epilogue's tcgen05.ld is not ordered after them",
+		edits: []edit{{355, "tcgen05.fence::after_thread_sync;", ""}},
+		want:  map[HazardKind][]int{HzTcgenFence: {558}}},
+	{name: "tcgen05_missing_dealloc", base: "tcgen05_gemm.sm_100a.ptx", launch: "tcgen05_gemm",
+		bug:   "tcgen05.dealloc removed: the CTA exits with TMEM allocated",
+		edits: []edit{{597, "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r5, %r208;", ""}},
+		want:  map[HazardKind][]int{HzTmemAlloc: {63}}},
+	{name: "tcgen05_lane_quarter", base: "tcgen05_gemm.sm_100a.ptx", launch: "tcgen05_gemm",
+		bug:   "the epilogue's TMEM lane base is (tid/64)*32 instead of (tid/32)*32: warps read lanes outside their quarter",
+		edits: []edit{{540, "shl.b32 \t%r171, %r1, 16;", "\tshl.b32 \t%r171, %r1, 15;"}},
+		want:  map[HazardKind][]int{HzTmemLane: {558}}},
 }
 
 func swizzleEdits() []edit {

@@ -50,6 +50,20 @@ func buf(t testing.TB, m *Machine, name string) []byte {
 // refGemm computes C = A·Bᵀ as the kernels do: K in steps of 16, each step
 // one fused datapath dot product accumulating into the f32 result.
 func refGemm(ev datapath.Evaluator, a, b []uint64, M, N, K int) []uint64 {
+	if mod, ok := ev.(matMuler); ok {
+		c := make([]uint64, M*N)
+		as, bs := make([]uint64, M*16), make([]uint64, N*16)
+		for s := 0; s < K; s += 16 {
+			for i := 0; i < M; i++ {
+				copy(as[i*16:], a[i*K+s:i*K+s+16])
+			}
+			for j := 0; j < N; j++ {
+				copy(bs[j*16:], b[j*K+s:j*K+s+16])
+			}
+			c = mod.MatMul(M, N, 16, as, bs, c)
+		}
+		return c
+	}
 	c := make([]uint64, M*N)
 	for i := 0; i < M; i++ {
 		for j := 0; j < N; j++ {
@@ -202,4 +216,31 @@ func fmtSeed(o Options) string {
 		return "-" + string(rune('0'+o.Seed))
 	}
 	return ""
+}
+
+// TestCorpusTcgen05 runs the sm_100a GEMM and compares it with a CPU GEMM
+// computed with the same (modelled, not hardware-verified) datapath.
+func TestCorpusTcgen05(t *testing.T) {
+	m := loadLaunch(t, "tcgen05_gemm", Options{Check: true})
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range m.Errors() {
+		t.Errorf("unexpected hazard: %s", h)
+	}
+	dp, err := datapath.ParseInst("tcgen05.mma.cta_group::1.kind::f16", datapath.TCOptions{M: 128, N: 128, A: "bf16", B: "bf16", D: "f32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := u16s(buf(t, m, "A")), u16s(buf(t, m, "B"))
+	want := refGemm(dp.Eval, a, b, 256, 256, 512)
+	got := buf(t, m, "C")
+	bad := 0
+	for i, w := range want {
+		g := uint64(binary.LittleEndian.Uint32(got[4*i:]))
+		if g != w && bad < 5 {
+			t.Errorf("C[%d][%d] = %#x, want %#x", i/256, i%256, g, w)
+			bad++
+		}
+	}
 }

@@ -1813,14 +1813,25 @@ func execSetp(w *Warp, in *Inst, m uint32) {
 func decSelp(d *decoder) error {
 	t := d.in.typ
 	x := d.x
-	if err := d.alu(2, t); err != nil {
-		return err
+	if len(x.Operands) != 4 {
+		return fmt.Errorf("selp: want 4 operands")
 	}
-	c, err := d.val(x.Operands[3], ptx.Pred)
+	dst, err := d.dstReg(x.Operands[0])
 	if err != nil {
 		return err
 	}
-	d.in.src = append(d.in.src, c)
+	d.in.dst = []Opnd{dst}
+	for i := 1; i <= 3; i++ {
+		tt := t
+		if i == 3 {
+			tt = ptx.Pred
+		}
+		o, err := d.val(x.Operands[i], tt)
+		if err != nil {
+			return err
+		}
+		d.in.src = append(d.in.src, o)
+	}
 	mask := typeMask(t)
 	d.in.fn = func(w *Warp, in *Inst, m uint32) {
 		a, b := w.src(&in.src[0], 0), w.src(&in.src[1], 1)

@@ -376,6 +376,9 @@ func execBar(w *Warp, in *Inst, m uint32) {
 	if u := c.u; u.race != nil {
 		u.race.barArrive(w, id)
 	}
+	if w.retryPC != in.PC {
+		w.tcArrive(in)
+	}
 	if !bi.arrive {
 		b.waiters = append(b.waiters, barWaiter{w: w, in: in, mask: m})
 	}
@@ -407,6 +410,7 @@ func (c *CTA) releaseBarrier(id int) {
 				bw.w.setPred(o, boolAll(b.orv), bw.mask)
 			}
 		}
+		bw.w.tcSynced()
 		if bw.w.state == warpBlocked && bw.w.wait.kind == waitBar && bw.w.wait.bar == id {
 			// the waiter resumes after the barrier
 			bw.w.stack[len(bw.w.stack)-1].pc = bw.in.PC + 1

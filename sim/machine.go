@@ -501,6 +501,7 @@ type CTA struct {
 	inflight     []inflightRef
 	inflightN    int
 	tags         []elemTag // per shared byte: the tensor element a TMA copy put there
+	tcgenIssued  int       // tcgen05 operations issued so far
 }
 
 // elemTag says which tensor element a TMA load wrote at a shared byte.

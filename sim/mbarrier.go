@@ -173,6 +173,9 @@ func execMbar(w *Warp, in *Inst, m uint32) {
 			if mi.op == "arrive_drop" {
 				mb.expected -= count
 			}
+			if mm == m {
+				w.tcArrive(in)
+			}
 			token := mb.phase<<32 | uint64(uint32(mb.pending-count))
 			if u.race != nil {
 				u.race.mbarArrive(w, mb)
@@ -302,6 +305,9 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 		w.state = warpBlocked
 		w.wait = waitInfo{kind: waitSpin, spinAt: u.progress, pc: in.PC}
 		return
+	}
+	if res != 0 {
+		w.tcSynced()
 	}
 	if u.race != nil {
 		for mm := res; mm != 0; mm &= mm - 1 {

@@ -78,13 +78,18 @@ type Warp struct {
 	tcld         []tcldPending
 	pendingFault *Fault
 	retryPC      int // the instruction that blocked and will run again
-	inflightBy   []*Inst
-	lastAccess   []int64
-	lastAccessPC []int32
-	scratch      [3][32]uint64
-	lastIssue    int // pc of the previous instruction, for traces
-	clockBase    int64
-	elected      uint32
+
+	// tcgen05 fence bookkeeping
+	tcSinceBefore bool // tcgen05 ops since the last fence::before_thread_sync
+	tcNeedAfter   bool // synchronized since tcgen05 work of others, no fence::after_thread_sync yet
+	tcSeenIssued  int
+	inflightBy    []*Inst
+	lastAccess    []int64
+	lastAccessPC  []int32
+	scratch       [3][32]uint64
+	lastIssue     int // pc of the previous instruction, for traces
+	clockBase     int64
+	elected       uint32
 }
 
 type waitInfo struct {

@@ -853,8 +853,8 @@ func (wg *warpgroup) execute(op *wgmmaOp) {
 		}
 	}
 	var d []uint64
-	if wi.model != nil {
-		d = wi.model.MatMul(M, N, K, a, b, cc)
+	if mm, ok := wi.dp.Eval.(matMuler); ok {
+		d = mm.MatMul(M, N, K, a, b, cc)
 	} else {
 		d = make([]uint64, M*N)
 		for i := 0; i < M; i++ {
