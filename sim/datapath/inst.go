@@ -115,10 +115,7 @@ func ParseInst(name string, tc TCOptions) (Inst, error) {
 		}
 		ev, src := MMASync(in.A, in.B, in.C, in.Sat)
 		in.Eval, in.Source = ev, src
-		in.Note = "sm_90 mma.sync: the wgmma datapath (bit-exact on 2^20 dot products per type on the H100)"
-		if src == Approximate {
-			in.Note = "sm_90 mma.sync with FP8 inputs: products summed first and rounded toward zero, then C added with round-to-nearest; differs from the H100 by 1-2 ulps on about 3% of random inputs (fixtures/numerics)"
-		}
+		in.Note = MMASyncNote(in.A)
 		return in, nil
 	case strings.HasPrefix(name, "tcgen05.mma"):
 		return parseTcgen05(name, tc)
