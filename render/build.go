@@ -36,7 +36,11 @@ func FromTV(tv layouts.TV, title string) (*Grid, error) {
 // fillOwners computes the owners of tv's tile and stores them into the
 // cells that panel p (not yet added) will cover.
 func fillOwners(g *Grid, p *Panel, tv layouts.TV) error {
-	threads, values := tv.Threads(), tv.Values()
+	threads, okT := leafProduct(tv.Layout.Shape.Mode(0))
+	values, okV := leafProduct(tv.Layout.Shape.Mode(1))
+	if !okT || !okV {
+		return fmt.Errorf("TV layout %v: more (thread, value) pairs than the %d that can be drawn", tv.Layout, MaxCells)
+	}
 	if threads <= 0 || values <= 0 {
 		return fmt.Errorf("TV layout %v: needs at least one thread and one value", tv.Layout)
 	}
@@ -95,11 +99,29 @@ func fillOwners(g *Grid, p *Panel, tv layouts.TV) error {
 // FromTVLayout is FromTV for a plain CuTe layout read as (thread, value) →
 // column-major index into a rows × cols tile.
 func FromTVLayout(l layouts.Layout, rows, cols int) (*Grid, error) {
+	// NewTV visits every (thread, value) pair: refuse more than can be
+	// drawn before it starts.
+	if n, ok := leafProduct(l.Shape); !ok || n > MaxCells {
+		return nil, fmt.Errorf("TV layout %v: more (thread, value) pairs than the %d that can be drawn", l, MaxCells)
+	}
 	tv, err := layouts.NewTV(l, rows, cols)
 	if err != nil {
 		return nil, err
 	}
 	return FromTV(tv, fmt.Sprintf("%v on a %dx%d tile", l, rows, cols))
+}
+
+// leafProduct is the product of t's leaves; ok is false when it exceeds
+// 2^62 (IntTuple.Product would wrap around and name a small, wrong size).
+func leafProduct(t layouts.IntTuple) (n int, ok bool) {
+	n = 1
+	for _, v := range t.Leaves() {
+		if v > 0 && n > (1<<62)/v {
+			return 0, false
+		}
+		n *= v
+	}
+	return n, true
 }
 
 // FromLayout builds the picture CuTe's print_layout draws: for a rank-2
@@ -109,13 +131,19 @@ func FromTVLayout(l layouts.Layout, rows, cols int) (*Grid, error) {
 func FromLayout(l layouts.AnyLayout, elemBits int) (*Grid, error) {
 	inner := l.Inner()
 	rows, cols := 0, 0
+	var okR, okC bool
 	switch inner.Rank() {
 	case 1:
-		rows, cols = 1, inner.Size()
+		rows, okR = 1, true
+		cols, okC = leafProduct(inner.Shape)
 	case 2:
-		rows, cols = inner.Shape.Mode(0).Product(), inner.Shape.Mode(1).Product()
+		rows, okR = leafProduct(inner.Shape.Mode(0))
+		cols, okC = leafProduct(inner.Shape.Mode(1))
 	default:
 		return nil, fmt.Errorf("layout %v has rank %d; only rank-1 and rank-2 layouts can be drawn (group the modes, e.g. ((a,b),c), or give a TV layout with --tile)", l, inner.Rank())
+	}
+	if !okR || !okC {
+		return nil, fmt.Errorf("layout %v: more cells than the %d that can be drawn", l, MaxCells)
 	}
 	if elemBits < 0 {
 		return nil, fmt.Errorf("element width %d bits: must be >= 0", elemBits)

@@ -740,3 +740,28 @@ func TestNewGridTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestHugeLayoutsRefused: a layout whose size wraps around int (here
+// (2^32+1)(2^32-1)(2^32+1)(2^32-1) = 1 mod 2^64) is refused, not drawn as
+// one cell; a TV layout with more pairs than MaxCells is refused before
+// layouts.NewTV walks them.
+func TestHugeLayoutsRefused(t *testing.T) {
+	for _, src := range []string{"((4294967297,4294967295,4294967297,4294967295)):((1,1,1,1))", "((4294967297,4294967295,4294967297,4294967295),2):((1,1,1,1),1)"} {
+		a, err := layouts.ParseAnyLayout(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, err := FromLayout(a, 0); err == nil {
+			t.Errorf("FromLayout(%s) drew a %dx%d grid", src, g.Rows, g.Cols)
+		}
+	}
+	for _, src := range []string{"((4294967297,4294967295,4294967297,4294967295),2):((1,1,1,1),1)", "(1048576,1048576):(0,0)"} {
+		l, err := layouts.ParseLayout(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := FromTVLayout(l, 1, 1); err == nil || !strings.Contains(err.Error(), "more (thread, value) pairs than the 4194304") {
+			t.Errorf("FromTVLayout(%s): %v", src, err)
+		}
+	}
+}

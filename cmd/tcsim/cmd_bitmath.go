@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tcsim/tcsim/layouts"
 	"github.com/tcsim/tcsim/layouts/bitmath"
 	"github.com/tcsim/tcsim/layouts/catalog"
 )
@@ -169,16 +168,10 @@ func bitmathMap(src string, f *bitmathFlags) (bitmath.Map, []string, error) {
 		if l.Composed {
 			return bitmath.Map{}, nil, usagef("--tile: %v is swizzled; a thread-value layout must be a plain layout", l)
 		}
-		// NewTV visits every (thread, value) pair: refuse more than the F2
-		// view takes before it starts.
-		if n, ok := leafProduct(l.L.Shape); !ok || n > bitmath.MaxInputs {
-			return bitmath.Map{}, nil, usagef("--tile: %v has more (thread, value) pairs than the %d the F2 view checks", l, bitmath.MaxInputs)
-		}
-		tv, err := layouts.NewTV(l.L, rows, cols)
+		m, err := bitmath.FromTVLayout(l.String(), l.L, rows, cols)
 		if err != nil {
 			return bitmath.Map{}, nil, usagef("%v", err)
 		}
-		m := bitmath.FromTV(l.String(), tv)
 		return m, []string{fmt.Sprintf("%v: %s", l, m.Desc)}, nil
 	}
 	m, err := bitmath.FromLayout(l.String(), l, !*f.index)
@@ -186,19 +179,6 @@ func bitmathMap(src string, f *bitmathFlags) (bitmath.Map, []string, error) {
 		return bitmath.Map{}, nil, usagef("%v", err)
 	}
 	return m, []string{fmt.Sprintf("%v: %s", l, m.Desc)}, nil
-}
-
-// leafProduct is the product of t's leaves; ok is false when it exceeds
-// 2^62.
-func leafProduct(t layouts.IntTuple) (n int, ok bool) {
-	n = 1
-	for _, v := range t.Leaves() {
-		if v > 0 && n > (1<<62)/v {
-			return 0, false
-		}
-		n *= v
-	}
-	return n, true
 }
 
 // atomMap builds the map of a catalog atom and its header lines.

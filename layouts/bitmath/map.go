@@ -216,6 +216,34 @@ func FromTV(name string, tv layouts.TV) Map {
 	}
 }
 
+// FromTVLayout returns the map (tid, v) → (row, col) of plain layout l
+// read as a thread-value layout over a rows × cols tile: FromTV of
+// layouts.NewTV, except that a layout with more (thread, value) pairs than
+// MaxInputs is refused before NewTV visits them all.
+func FromTVLayout(name string, l layouts.Layout, rows, cols int) (Map, error) {
+	if n, ok := leafProduct(l.Shape); !ok || n > MaxInputs {
+		return Map{}, fmt.Errorf("%s: more (thread, value) pairs than the %d the F2 view checks", name, MaxInputs)
+	}
+	tv, err := layouts.NewTV(l, rows, cols)
+	if err != nil {
+		return Map{}, err
+	}
+	return FromTV(name, tv), nil
+}
+
+// leafProduct is the product of t's leaves; ok is false when it exceeds
+// 2^62 (IntTuple.Product would wrap around).
+func leafProduct(t layouts.IntTuple) (n int, ok bool) {
+	n = 1
+	for _, v := range t.Leaves() {
+		if v > 0 && n > (1<<62)/v {
+			return 0, false
+		}
+		n *= v
+	}
+	return n, true
+}
+
 // FromOffsets returns the map (row, col) → offset of a shared-memory layout
 // given, as in the catalog, over the column-major tile index row+rows*col.
 func FromOffsets(name string, rows, cols int, off layouts.AnyLayout) (Map, error) {
@@ -258,6 +286,9 @@ func FromLayout(name string, a layouts.AnyLayout, coords bool) (Map, error) {
 		if v <= 0 {
 			return Map{}, fmt.Errorf("%s: shape %v has an empty mode", name, inner.Shape)
 		}
+	}
+	if n, ok := leafProduct(inner.Shape); !ok || n > MaxInputs {
+		return Map{}, fmt.Errorf("%s: more than %d inputs; the F2 view checks every input and handles at most %d", name, MaxInputs, MaxInputs)
 	}
 	if coords && inner.Rank() == 2 {
 		rows, cols := inner.Shape.Mode(0).Product(), inner.Shape.Mode(1).Product()

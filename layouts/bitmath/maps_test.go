@@ -2,6 +2,7 @@ package bitmath
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tcsim/tcsim/layouts"
@@ -66,5 +67,30 @@ func testMaps(t testing.TB) []Map {
 		layoutMap(t, "affine", "Sw<2,4,3> o 512 o (8,32):(32,1)", true),
 		layoutMap(t, "wide", "(2,4):(1,8589934592)", false),
 		tvMap(t, "tmem_32x32b", "((32,4),(8)):((1,32),(128))", 128, 8),
+	}
+}
+
+// TestHugeLayoutsRefused: layouts whose size wraps around int (here
+// (2^32+1)(2^32-1)(2^32+1)(2^32-1) = 1 mod 2^64) or has more pairs than
+// MaxInputs are refused, not read as tiny maps or walked for minutes.
+func TestHugeLayoutsRefused(t *testing.T) {
+	wrap := "((4294967297,4294967295,4294967297,4294967295)):((1,1,1,1))"
+	a, err := layouts.ParseAnyLayout(wrap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, coords := range []bool{false, true} {
+		if m, err := FromLayout("w", a, coords); err == nil {
+			t.Errorf("FromLayout(%s, %v) = map of %d inputs, want an error", wrap, coords, m.Size())
+		}
+	}
+	for _, src := range []string{"((4294967297,4294967295,4294967297,4294967295),2):((1,1,1,1),1)", "(1048576,1048576):(0,0)"} {
+		l, err := layouts.ParseLayout(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := FromTVLayout("t", l, 4, 4); err == nil || !strings.Contains(err.Error(), "more (thread, value) pairs than the 16777216") {
+			t.Errorf("FromTVLayout(%s): %v", src, err)
+		}
 	}
 }
