@@ -123,7 +123,7 @@ func decCall(d *decoder) error {
 func (d *decoder) callOperand(e ptx.Expr) (Opnd, error) {
 	if id, ok := e.(*ptx.Ident); ok {
 		if s, ok := d.sc.lookupSym(id.Name); ok && s.Space == ptx.SpaceLocal {
-			return Opnd{K: oFrame, Off: s.Off, Imm: uint64(s.Size), Name: id.Name}, nil
+			return Opnd{K: oFrame, Imm: uint64(s.Off), Name: id.Name}, nil
 		}
 	}
 	return d.val(e, ptx.B64)
@@ -162,7 +162,7 @@ func execCall(w *Warp, in *Inst, m uint32) {
 				case oImm:
 					v = a.Imm
 				case oFrame:
-					src := w.mem(in, ptx.SpaceLocal, uint64(cur.frameBase)+uint64(a.Off), p.Size, l, false)
+					src := w.mem(in, ptx.SpaceLocal, uint64(cur.frameBase)+a.Imm, p.Size, l, false)
 					if src != nil {
 						v = le(src)
 					}
@@ -175,7 +175,7 @@ func execCall(w *Warp, in *Inst, m uint32) {
 				}
 				switch a.K {
 				case oFrame:
-					src := w.mem(in, ptx.SpaceLocal, uint64(cur.frameBase)+uint64(a.Off), p.Size, l, false)
+					src := w.mem(in, ptx.SpaceLocal, uint64(cur.frameBase)+a.Imm, p.Size, l, false)
 					if src != nil {
 						copy(dst, src)
 					}
@@ -243,7 +243,7 @@ func (w *Warp) returnFrame() {
 			}
 			switch dst.K {
 			case oFrame:
-				b := w.mem(fr.call, ptx.SpaceLocal, uint64(caller.frameBase)+uint64(dst.Off), rs.Size, l, true)
+				b := w.mem(fr.call, ptx.SpaceLocal, uint64(caller.frameBase)+dst.Imm, rs.Size, l, true)
 				if b != nil {
 					if v != nil {
 						copy(b, v)

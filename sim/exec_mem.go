@@ -330,7 +330,9 @@ func execAtom(w *Warp, in *Inst, m uint32) {
 			return
 		}
 		if w.cta.u.shadow {
+			w.atomicAccess = true
 			w.smemHook(in, l, in.space, addr, ai.esize, true)
+			w.atomicAccess = false
 		}
 		old := le(mem)
 		var cv uint64
@@ -449,9 +451,6 @@ func decCvta(d *decoder) error {
 		return fmt.Errorf("cvta: unknown state space")
 	}
 	t := d.in.typ
-	if err := d.alu(1, t); err != nil {
-		return err
-	}
 	mask := typeMask(t)
 	if to {
 		return d.set1(t, func(a uint64) uint64 {

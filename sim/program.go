@@ -970,7 +970,7 @@ func (d *decoder) symAddr(name string, off int64, pos ptx.Pos) (Opnd, error) {
 		o.Name = name
 		return o, nil
 	case ptx.SpaceLocal:
-		return Opnd{K: oFrame, Off: s.Off + off, Name: name}, nil
+		return Opnd{K: oFrame, Imm: uint64(s.Off + off), Name: name}, nil
 	case ptx.SpaceGlobal:
 		// Resolved at launch: the variable's buffer address.
 		o := immOpnd(0)

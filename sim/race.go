@@ -27,6 +27,7 @@ type epoch struct {
 	slot  int32 // -1: none
 	clock uint32
 	async bool // written by the async proxy
+	atom  bool // an atomic read-modify-write
 	pc    int32
 }
 
@@ -124,9 +125,15 @@ func (r *raceState) pcPos(pc int32) ptx.Position {
 func (r *raceState) access(w *Warp, in *Inst, lane int, c *CTA, off uint32, n int, write bool) {
 	cells := r.shadow[c]
 	i := w.uid
-	now := epoch{slot: int32(i), clock: r.vc[i][i], pc: int32(in.PC)}
+	atomic := w.atomicAccess
+	now := epoch{slot: int32(i), clock: r.vc[i][i], pc: int32(in.PC), atom: atomic}
 	for k := 0; k < n; k++ {
 		cell := &cells[int(off)+k]
+		if atomic && cell.w.atom {
+			// atomics do not race with each other
+			cell.w = now
+			continue
+		}
 		if !r.ordered(cell.w, i) {
 			kind := HzRace
 			msg := fmt.Sprintf("%s of shared byte %#x races with a write by %s", rw(write), int(off)+k, r.slotName(cell.w.slot))

@@ -83,6 +83,7 @@ type Warp struct {
 	tcSinceBefore bool // tcgen05 ops since the last fence::before_thread_sync
 	tcNeedAfter   bool // synchronized since tcgen05 work of others, no fence::after_thread_sync yet
 	tcSeenIssued  int
+	atomicAccess  bool // the shared access being checked is atomic
 	inflightBy    []*Inst
 	lastAccess    []int64
 	lastAccessPC  []int32
@@ -355,7 +356,7 @@ func (u *unit) runWarp(w *Warp, budget int, stop func(*Warp) bool) error {
 	insts := m.Prog.Insts
 	tr := m.trace
 	trackWG := m.Prog.hasWgmma
-	for n := 0; n < budget; n++ {
+	for n := 0; n < budget; {
 		if len(w.stack) == 0 {
 			w.finishWarp()
 			return nil
@@ -370,6 +371,7 @@ func (u *unit) runWarp(w *Warp, budget int, stop func(*Warp) bool) error {
 			continue
 		}
 		pc := top.pc
+		n++
 		if stop != nil && stop(w) {
 			w.stopReq = true
 			return nil
@@ -541,7 +543,7 @@ func (w *Warp) src(o *Opnd, k int) *[32]uint64 {
 		return s
 	case oFrame:
 		s := &w.scratch[k]
-		base := uint64(w.frames[len(w.frames)-1].frameBase) + uint64(o.Off)
+		base := uint64(w.frames[len(w.frames)-1].frameBase) + o.Imm
 		for l := 0; l < 32; l++ {
 			s[l] = base
 		}
