@@ -64,12 +64,20 @@ type picCell struct {
 	form   form
 }
 
+// MaxPictureCells bounds the cells an SVG, PNG or HTML picture draws (its
+// window, after Options.Region): each costs hundreds of bytes of SVG and
+// thousands of pixels. Text and JSON take grids up to MaxCells.
+const MaxPictureCells = 1 << 18
+
 func buildScene(g *Grid, o Options) (*scene, *plan, error) {
 	pl, err := makePlan(g, o, 0)
 	if err != nil {
 		return nil, nil, err
 	}
 	win := pl.win
+	if n := (win.Row1 - win.Row0) * (win.Col1 - win.Col0); n > MaxPictureCells {
+		return nil, nil, fmt.Errorf("%d cells are too many for a picture (the limit is %d): draw a region, or write text or JSON", n, MaxPictureCells)
+	}
 	// Bands: how many owners get their own labelled band.
 	// Rows are as tall as the most owners a banded cell has; cells with
 	// more owners than maxBands get stripes and one label instead.

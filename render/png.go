@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -18,12 +19,19 @@ func WritePNG(w io.Writer, g *Grid, o Options) error {
 	return enc.Encode(w, img)
 }
 
+// MaxPixels bounds the area of the images Image and WritePNG make (one
+// byte per pixel while drawing).
+const MaxPixels = 1 << 28
+
 // Image rasterises the picture of g. The image is paletted: the picture
 // uses only the palette's colours and a few greys.
 func Image(g *Grid, o Options) (*image.Paletted, error) {
 	sc, _, err := buildScene(g, o)
 	if err != nil {
 		return nil, err
+	}
+	if sc.w <= 0 || sc.h <= 0 || sc.w > MaxPixels/sc.h {
+		return nil, fmt.Errorf("a %dx%d-pixel image is too large (the limit is %d pixels): lower the scale or draw a region", sc.w, sc.h, MaxPixels)
 	}
 	return rasterize(sc), nil
 }

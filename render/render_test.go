@@ -765,3 +765,30 @@ func TestHugeLayoutsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestPictureLimits: pictures too large to draw in reasonable memory are
+// refused with the limit named; the same grid still prints as text.
+func TestPictureLimits(t *testing.T) {
+	g, err := NewGrid(1024, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Format{FormatSVG, FormatPNG, FormatHTML} {
+		if err := Write(io.Discard, g, f, Options{}); err == nil || !strings.Contains(err.Error(), "too many for a picture (the limit is 262144)") {
+			t.Errorf("%s of 1024x512 cells: %v", f, err)
+		}
+	}
+	if err := Write(io.Discard, g, FormatText, Options{}); err != nil {
+		t.Errorf("text of 1024x512 cells: %v", err)
+	}
+	small, err := NewGrid(64, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Image(small, Options{Scale: 16}); err == nil || !strings.Contains(err.Error(), "pixel image is too large") {
+		t.Errorf("64x256 cells at scale 16: %v", err)
+	}
+	if _, err := Image(small, Options{Scale: 1}); err != nil {
+		t.Errorf("64x256 cells at scale 1: %v", err)
+	}
+}
