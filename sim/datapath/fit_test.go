@@ -183,25 +183,5 @@ func TestDiagnose(t *testing.T) {
 	}
 }
 
-func diagModel(v Variant) *Model {
-	m := Hopper(v.A, v.B, v.C)
-	if v.Family == "mma" && v.A.Bits == 8 {
-		m.FracBits, m.OutMantBits, m.CAfter, m.CAddRound = 25, 0, CRounded, RoundNearestEven
-	}
-	return m
-}
+func diagModel(v Variant) *Model { return ForVariant(v).(*Model) }
 
-func diagModelOld(v Variant) *Model {
-	nan, _ := v.C.CanonicalNaN()
-	m := &Model{A: v.A, B: v.B, C: v.C, FracBits: 25, ZeroExp: -126, Out: RoundTowardZero, NaN: nan}
-	if v.C.Bits == 16 {
-		m.Out = RoundNearestEven
-	}
-	if v.A.Bits == 8 {
-		m.FracBits = 13
-		if v.C.Bits == 32 {
-			m.OutMantBits = 13
-		}
-	}
-	return m
-}
