@@ -184,4 +184,3 @@ func TestDiagnose(t *testing.T) {
 }
 
 func diagModel(v Variant) *Model { return ForVariant(v).(*Model) }
-
