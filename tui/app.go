@@ -129,6 +129,7 @@ func New(cfg Config) (*Model, error) {
 	}
 	m.keys = newAppKeys(len(m.views))
 	m.help.Styles = helpStyles()
+	m.help.ShortSeparator = " · "
 	if cfg.View != "" {
 		i := indexOf(viewNames, strings.ToLower(cfg.View))
 		if i < 0 {
@@ -344,6 +345,7 @@ func (m *Model) Content() string {
 	body := m.views[m.active].render()
 	st := m.views[m.active].status()
 	var b strings.Builder
+	b.Grow(len(body) + 4*m.w + 1024)
 	b.WriteString(fitLine(tabs, m.w))
 	b.WriteByte('\n')
 	b.WriteString(body)

@@ -1,4 +1,60 @@
 // Package tui is tcsim's interactive terminal explorer, built with Bubble
-// Tea: the layout explorer, the bitmath panel, the swizzle and bank view,
-// the descriptor view and the kernel stepper.
+// Tea v2, Lip Gloss and Bubbles: what a bare `tcsim` (or `tcsim tui`)
+// opens.
+//
+// # Views
+//
+// Tab and shift+tab, or the digit keys, switch views; ? shows every key;
+// q or ctrl+c quits and restores the terminal.
+//
+//  1. Layout: a catalog atom (picked with a fuzzy filter, /) or any CuTe
+//     layout typed in the same box, drawn cell by cell by render.AppendGrid
+//     (the code behind `tcsim layout`). Cells are coloured by thread,
+//     warp, lane or value (c) and labelled with their owners, threads,
+//     values, registers or warp.lane (v); + and - change the cell width
+//     and the window scrolls over tiles as large as 64x256. The cursor
+//     cell is reversed and every other cell of its thread underlined; the
+//     side panel gives its tid, warp, lane, register, (row, col), every
+//     owner of a broadcast (o follows the next one), and its bitmath:
+//     each step of the derived forward and inverse programs with the
+//     numbers substituted. m shows an MMA's A, B and C together, placed as
+//     CuTe's pictures place them.
+//  2. Bitmath: the derived formulas of the explorer's subject (for an MMA,
+//     of the operand under the cursor) in C, PTX, Python or Go (l), both
+//     directions or one (d), the F2 matrix with lane, warp and value bits
+//     labelled (x: the inverse's), and a box (e) that checks a formula
+//     against every input and reports the first wrong (tid, v).
+//  3. Swizzle: a shared-memory layout (s) byte by bank under an access
+//     pattern (a): ld/st.shared of a fragment's registers (f picks it, w
+//     the access width, W the warp), ldmatrix/stmatrix, wgmma core-matrix
+//     reads and a TMA box. [ and ] step through the phases; the phase's
+//     cells are coloured by bank and a conflicting bank is marked "!".
+//     The bank model is in banks.go.
+//  4. Descriptor: a wgmma or tcgen05 descriptor pasted in hex (e, or a
+//     bracketed paste) or edited field by field (arrows); the decoded
+//     fields, the isa/desc findings, and the core matrices it reads drawn
+//     over the operand tile or the shared-memory bytes (v).
+//
+// The mouse selects cells and tabs and the wheel scrolls. Under NO_COLOR
+// the program runs with an ASCII colour profile: colours go, reverse video
+// and underlines stay.
+//
+// # Adding a view
+//
+// A view implements the small view interface in app.go (title, setSize,
+// update, render, bindings, capturing, status) and is appended to the list
+// in New; the app routes keys, mouse positions (relative to the body) and
+// sizes to it and draws the tabs, status line and help around it. The
+// kernel stepper (which needs the simulator) is meant to be added this
+// way: a PTX pane with each warp's PC, a register pane, a gridPane for the
+// selected operand's fragment ownership and values, and panes for SMEM,
+// TMEM, in-flight async operations and hazards.
+//
+// # Without a terminal
+//
+// Snapshot runs the app on a script of keys (ParseKeys) at a given size;
+// Model.Plain, Model.ANSI and Model.Screen return the screen as text, as
+// escape codes or as a render.Screen for render.WriteScreenPNG. `tcsim tui
+// --snapshot FILE` uses them; the golden tests and the README screenshots
+// are made this way, and testdata/e2e.sh drives the real binary in tmux.
 package tui

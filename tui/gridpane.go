@@ -23,7 +23,8 @@ type gridPane struct {
 	label  render.LabelMode
 	w, h   int // the pane's size in cells
 	cursor bool
-	sized  bool // setSize has run: the window keeps its place from now on
+	sized  bool   // setSize has run: the window keeps its place from now on
+	buf    []byte // the last frame's text, reused
 
 	// Conservative frame sizes over the whole grid, so that the window
 	// never outgrows the pane: the widest row label and the most header
@@ -215,10 +216,11 @@ func (p *gridPane) render() string {
 		c := p.cur
 		o.Cursor = &c
 	}
-	b, err := render.AppendGrid(make([]byte, 0, p.w*p.h*4), p.g, o, true)
+	b, err := render.AppendGrid(p.buf[:0], p.g, o, true)
 	if err != nil {
 		return fitBlock(styleErr.Render(err.Error()), p.w, p.h)
 	}
+	p.buf = b // reused by the next frame
 	return fitBlock(string(b), p.w, p.h)
 }
 

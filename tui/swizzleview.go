@@ -416,7 +416,7 @@ func (v *swizzleView) render() string {
 	what := "pattern: " + patternNames[v.pattern]
 	switch v.pattern {
 	case patLdShared:
-		what = "pattern: ld/st.shared ↔ " + v.frag.Name
+		what = "pattern: ld/st.shared of " + v.frag.Name
 		if len(v.widths) > 0 {
 			what += fmt.Sprintf(" · %d B/thread · warp %d", v.widths[v.width], v.warp)
 		}

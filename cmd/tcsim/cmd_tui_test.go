@@ -1,0 +1,100 @@
+package main
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTUISnapshot(t *testing.T) {
+	code, out, errs := runCLI(t, "tui", "--snapshot", "-", "--size", "80x24", "--keys", "down right", "mma.sync.m16n8.d.f32")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 24 || !strings.HasPrefix(lines[0], " 1 Layout │ 2 Bitmath") {
+		t.Fatalf("snapshot has %d lines:\n%s", len(lines), out)
+	}
+	for _, want := range []string{"mma.sync.m16n8.d.f32  16x8", "m 1, n 1", "T4 V1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("snapshot lacks %q:\n%s", want, out)
+		}
+	}
+	// Other views, and the MMA of a shape.
+	for _, args := range [][]string{
+		{"--view", "desc", "--desc", "0x4000404000010040"},
+		{"--view", "swizzle", "--smem", "smem.mn.sw64.b16"},
+		{"--view", "bitmath", "ldmatrix.m8n8.x4.b16"},
+		{"--mma", "wgmma.m64n64k16"},
+	} {
+		code, out, errs := runCLI(t, append([]string{"tui", "--snapshot", "-"}, args...)...)
+		if code != 0 || len(strings.Split(strings.TrimSuffix(out, "\n"), "\n")) != 32 {
+			t.Errorf("tcsim tui %v: exit %d, %s\n%s", args, code, errs, out)
+		}
+	}
+}
+
+func TestTUISnapshotFiles(t *testing.T) {
+	dir := t.TempDir()
+	pngPath := filepath.Join(dir, "layout.png")
+	if code, _, errs := runCLI(t, "tui", "--snapshot", pngPath, "--size", "90x30", "--scale", "1"); code != 0 {
+		t.Fatalf("png: exit %d: %s", code, errs)
+	}
+	f, err := os.Open(pngPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 90*6 || b.Dy() != 30*11 {
+		t.Errorf("PNG is %v, want 540x330", b)
+	}
+	ansiPath := filepath.Join(dir, "x.ansi")
+	if code, _, errs := runCLI(t, "tui", "--snapshot", ansiPath); code != 0 {
+		t.Fatalf("ansi: exit %d: %s", code, errs)
+	}
+	b, _ := os.ReadFile(ansiPath)
+	if !strings.Contains(string(b), "48;5;") {
+		t.Error("the .ansi snapshot has no colours")
+	}
+	if code, _, errs := runCLI(t, "tui", "--no-color", "--snapshot", ansiPath); code != 0 {
+		t.Fatalf("ansi --no-color: exit %d: %s", code, errs)
+	}
+	b, _ = os.ReadFile(ansiPath)
+	if strings.Contains(string(b), "48;5;") || !strings.Contains(string(b), "\x1b[7m") {
+		t.Error("--no-color: colours kept or the reverse-video cursor lost")
+	}
+}
+
+func TestTUIErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{nil, 2, "the explorer needs a terminal"},
+		{[]string{"tui"}, 2, "the explorer needs a terminal"},
+		{[]string{"tui", "--view", "stepper", "--snapshot", "-"}, 2, `unknown view "stepper"`},
+		{[]string{"tui", "--snapshot", "-", "wgmma.m64n64.d.f33"}, 2, "nearest: wgmma.m64n64.d.f32"},
+		{[]string{"tui", "--snapshot", "-", "(8,8):(8,1"}, 2, "unclosed '('"},
+		{[]string{"tui", "--snapshot", "-", "--size", "10x5"}, 2, "--size"},
+		{[]string{"tui", "--snapshot", "-", "--keys", `"open`}, 2, "unterminated quote"},
+		{[]string{"tui", "--snapshot", "-", "--desc", "0xzz"}, 2, "want hex"},
+		{[]string{"tui", "--mma"}, 2, "--mma needs"},
+		{[]string{"tui", "--keys", "a"}, 2, "--keys applies to --snapshot"},
+	} {
+		code, _, errs := runCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.err) {
+			t.Errorf("tcsim %v: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.err)
+		}
+	}
+	code, out, _ := runCLI(t, "tui", "--help")
+	if code != 0 || !strings.Contains(out, "1 Layout") || !strings.Contains(out, "--snapshot") {
+		t.Errorf("tcsim tui --help: exit %d\n%s", code, out)
+	}
+}

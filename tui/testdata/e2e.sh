@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# End-to-end test of the tcsim explorer in a real terminal: runs the binary
+# inside tmux, sends keys and mouse clicks, captures the pane and checks
+# what is on the screen.
+#
+#   usage: tui/testdata/e2e.sh BINARY
+#
+# Exit status 0 when every check passes. TestTmux (go test ./tui) builds
+# the binary and runs this script when tmux is installed; .ci/run installs
+# tmux where it can.
+set -euo pipefail
+
+bin=${1:?usage: e2e.sh BINARY}
+sock="tcsim-e2e-$$"
+checks=0
+
+tm() { tmux -L "$sock" -f /dev/null "$@"; }
+cleanup() { tm kill-server >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+
+screen() { tm capture-pane -p -t e; }
+fail() {
+	echo "FAIL: $*"
+	echo "--- screen:"
+	screen 2>/dev/null || true
+	exit 1
+}
+ok() { checks=$((checks + 1)); }
+
+# wait_for TEXT: until TEXT is on the screen (at most 10 s).
+wait_for() {
+	for _ in $(seq 100); do
+		if screen | grep -qF -- "$1"; then
+			ok
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "timed out waiting for: $1"
+}
+
+keys() { tm send-keys -t e "$@"; }
+text() { tm send-keys -t e -l -- "$1"; }
+
+# mouse BUTTON X Y: an SGR mouse press and release at 0-based (X, Y), the
+# bytes a terminal sends in mouse mode (button 0 left, 65 wheel down).
+mouse() {
+	local at="$(($2 + 1));$(($3 + 1))"
+	tm send-keys -t e -l $'\e[<'"$1;$at"'M'
+	if [ "$1" = 0 ]; then tm send-keys -t e -l $'\e[<'"$1;$at"'m'; fi
+}
+
+# start [VAR=VALUE...]: a 100x30 session running the binary, kept after it
+# exits so that its exit status can be read.
+start() {
+	tm new-session -d -s e -x 100 -y 30 "env TERM=xterm-256color $* '$bin'"
+	tm set-option -t e remain-on-exit on
+	wait_for "1 Layout"
+}
+
+# exited STATUS: the program ended with STATUS and left the alternate
+# screen (the explorer is no longer on the screen).
+exited() {
+	for _ in $(seq 100); do
+		if [ "$(tm display-message -p -t e '#{pane_dead}')" = 1 ]; then
+			# tmux may mark the pane dead a moment before it has the status.
+			local st="" sig=""
+			for _ in $(seq 50); do
+				st=$(tm display-message -p -t e '#{pane_dead_status}')
+				sig=$(tm display-message -p -t e '#{pane_dead_signal}')
+				[ -n "$st$sig" ] && break
+				sleep 0.1
+			done
+			[ -z "$sig" ] || fail "killed by signal $sig"
+			[ "$st" = "$1" ] || fail "exit status '$st', want $1"
+			if screen | grep -qF "1 Layout"; then fail "the explorer is still on the screen after quitting"; fi
+			ok
+			return 0
+		fi
+		sleep 0.1
+	done
+	fail "the program did not exit"
+}
+
+# --- the layout explorer
+start
+wait_for "wgmma.m64n64.d.f32  64x64"
+tm capture-pane -e -p -t e | grep -qF '48;5;' || fail "no xterm-256 cell colours"
+ok
+keys Down Right
+wait_for "m 1, n 1"
+wait_for "T4 V1"
+mouse 0 19 9 # the cell of row 6, column 1
+wait_for "m 6, n 1"
+wait_for "T24 V1"
+wait_for "frag_row = (wid << 4) + (lane >> 2)"
+mouse 65 19 9 # wheel down: the window scrolls three rows
+wait_for "rows 3-"
+keys /
+text "ldmatrix x4 trans"
+wait_for "ldmatrix.m8n8.x4.trans.b16"
+keys Enter
+wait_for "ldmatrix.m8n8.x4.trans.b16  32x8"
+keys /
+text "mma.sync.m16n8k16"
+keys Enter
+keys m
+wait_for "A left, B above"
+keys c
+wait_for "colour: thread"
+
+# --- the bitmath panel follows the operand under the cursor
+keys 2
+wait_for "Bitmath of mma.sync.m16k16.a.b16"
+keys e
+text "row = tid >> 2; col = 0"
+keys Enter
+wait_for "wrong: at tid="
+keys Escape
+# A key sent right after Escape would read as alt+key: wait for the box to
+# let go first.
+wait_for "e check my formula"
+
+# --- the swizzle and bank view
+keys 3
+wait_for "Swizzle & banks: smem.k.sw128.b16"
+wait_for "conflict-free"
+keys a
+wait_for "ldmatrix.m8n8.x4.b16"
+keys s
+text "(64,64):(64,1) b16"
+keys Enter a a a
+wait_for "8-way"
+
+# --- the descriptor view: edit a field, resize live
+keys 4
+wait_for "Descriptor 0x4000004000010040"
+keys Right
+wait_for "Descriptor 0x4000004000010041"
+tm resize-window -t e -x 140 -y 40
+for _ in $(seq 100); do
+	[ "$(screen | wc -l)" = 40 ] && screen | tail -n 1 | grep -qF "paste/type a value" && break
+	sleep 0.1
+done
+[ "$(screen | wc -l)" = 40 ] || fail "the screen did not grow to 40 lines"
+screen | tail -n 1 | grep -qF "paste/type a value" || fail "the help is not on the last line after the resize"
+[ "$(screen | head -n 1 | wc -L)" -ge 130 ] || fail "the tab bar did not widen to 140 columns"
+ok
+keys ?
+wait_for "shift+tab"
+keys q
+exited 0
+
+# --- NO_COLOR: no colours, the cursor still marked
+tm kill-server >/dev/null 2>&1 || true
+start NO_COLOR=1
+wait_for "T1V0"
+if tm capture-pane -e -p -t e | grep -qE '(38|48);5;'; then fail "colours under NO_COLOR"; fi
+tm capture-pane -e -p -t e | grep -qF $'\e[7m' || fail "no reverse-video cursor under NO_COLOR"
+ok
+
+# --- ctrl+c quits from a text field
+keys /
+text "abc"
+wait_for "filter> abc"
+keys C-c
+exited 0
+
+echo "e2e: $checks checks passed"
