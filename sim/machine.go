@@ -232,6 +232,9 @@ func NewMachine(p *Program, b *fixtures.Binding, opts Options) (*Machine, error)
 	m.DynSmem = l.SharedMem
 	m.threadsPerCTA = m.Block[0] * m.Block[1] * m.Block[2]
 	m.warpsPerCTA = (m.threadsPerCTA + 31) / 32
+	if p.SharedStatic > MaxSharedPerCTA {
+		return nil, fmt.Errorf("the kernel declares %d bytes of static shared memory, more than the %d an sm_90 CTA can have", p.SharedStatic, MaxSharedPerCTA)
+	}
 	if total := p.DynSharedOffset + m.DynSmem; total > MaxSharedPerCTA {
 		return nil, fmt.Errorf("the kernel needs %d bytes of shared memory (%d static + %d dynamic), more than the %d an sm_90 CTA can have",
 			total, p.SharedStatic, m.DynSmem, MaxSharedPerCTA)

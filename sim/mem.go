@@ -99,7 +99,7 @@ func (w *Warp) mem(in *Inst, sp ptx.Space, addr uint64, n int, lane int, write b
 		return b.Data[off : off+uint64(n)]
 	case msLocal:
 		end := a + uint64(n)
-		if end > 1<<24 {
+		if end > 8*maxLocal {
 			w.fault(in, lane, "out-of-bounds local memory access: %d bytes at local address %#x", n, a)
 			return nil
 		}

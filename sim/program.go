@@ -379,6 +379,15 @@ func (c *compiler) errorf(pos ptx.Pos, format string, args ...any) {
 	c.errs = append(c.errs, &CompileError{Pos: ptx.Position{Filename: c.p.Filename, Pos: pos}, Msg: fmt.Sprintf(format, args...)})
 }
 
+// maxLocal is the local memory of one thread (512 KB on sm_90).
+const maxLocal = 512 << 10
+
+// maxGlobalVar bounds a module-level .global or .const variable.
+const maxGlobalVar = 1 << 28
+
+// maxRegs bounds the registers of one function (each costs 256 bytes per warp).
+const maxRegs = 1 << 16
+
 func alignUp(n, a int) int {
 	if a <= 1 {
 		return n
@@ -400,6 +409,9 @@ func declSize(d *ptx.VarDecl, v *ptx.Declarator) int {
 	for _, dim := range v.Dims {
 		if dim < 0 {
 			return 0
+		}
+		if dim > 0 && n > (1<<40)/dim {
+			return 1 << 40 // absurd: reported by the size checks
 		}
 		n *= dim
 	}
@@ -442,6 +454,9 @@ func (c *compiler) moduleVars() error {
 				c.global.syms[v.Name] = Symbol{Name: v.Name, Space: ptx.SpaceShared, Off: int64(off), Size: size, Align: declAlign(vd), Type: vd.Type}
 				p.SharedStatic = off + size
 			case ptx.SpaceGlobal:
+				if size > maxGlobalVar {
+					return &CompileError{Pos: ptx.Position{Filename: p.Filename, Pos: v.Pos}, Msg: fmt.Sprintf(".global variable %s has %d bytes; the simulator allows %d", v.Name, size, maxGlobalVar)}
+				}
 				gv := &GlobalVar{Name: v.Name, Size: max(size, 1), Align: max(declAlign(vd), 16), Init: make([]byte, max(size, 1))}
 				if v.Init != nil {
 					if err := c.initBytes(vd, v, gv.Init, &gv.relocs); err != nil {
@@ -451,6 +466,9 @@ func (c *compiler) moduleVars() error {
 				p.GlobalVars = append(p.GlobalVars, gv)
 				c.global.syms[v.Name] = Symbol{Name: v.Name, Space: ptx.SpaceGlobal, Size: size, Align: gv.Align, Type: vd.Type}
 			case ptx.SpaceConst:
+				if size > 64<<10 {
+					return &CompileError{Pos: ptx.Position{Filename: p.Filename, Pos: v.Pos}, Msg: fmt.Sprintf(".const variable %s has %d bytes; a constant bank has 64 KB", v.Name, size)}
+				}
 				off := alignUp(len(p.ConstBank), declAlign(vd))
 				buf := make([]byte, size)
 				if v.Init != nil {
@@ -653,6 +671,10 @@ func (c *compiler) function(fd *ptx.Function) error {
 		}
 	}
 	c.block(fd.Body, fs)
+	if f.NumRegs > maxRegs || f.NumPreds > maxRegs {
+		return &CompileError{Pos: ptx.Position{Filename: p.Filename, Pos: fd.Pos},
+			Msg: fmt.Sprintf("%s declares %d registers and %d predicates; the simulator allows %d of each", fd.Name, f.NumRegs, f.NumPreds, maxRegs)}
+	}
 	f.End = len(p.Insts)
 	if f.End == f.Start {
 		// An empty body: give it a ret so that pcs are valid.
@@ -729,6 +751,10 @@ func (c *compiler) decl(d *ptx.VarDecl, sc *scope) {
 	case ptx.SpaceReg:
 		for _, v := range d.Vars {
 			if v.Range {
+				if v.Count > maxRegs || f.NumRegs+f.NumPreds+v.Count > 2*maxRegs {
+					c.errorf(v.Pos, "%s<%d>: too many registers for the simulator (at most %d per function)", v.Name, v.Count, maxRegs)
+					continue
+				}
 				for i := 0; i < v.Count; i++ {
 					n := fmt.Sprintf("%s%d", v.Name, i)
 					sc.regs[n] = c.newReg(n, d.Type)
@@ -748,6 +774,10 @@ func (c *compiler) decl(d *ptx.VarDecl, sc *scope) {
 	case ptx.SpaceLocal, ptx.SpaceParam:
 		for _, v := range d.Vars {
 			size, al := declSize(d, v), declAlign(d)
+			if size > maxLocal || f.FrameSize+size > maxLocal {
+				c.errorf(v.Pos, "%s: %d bytes of local memory; a thread has at most %d", v.Name, size, maxLocal)
+				continue
+			}
 			off := alignUp(f.FrameSize, al)
 			f.FrameSize = off + size
 			sc.syms[v.Name] = Symbol{Name: v.Name, Space: ptx.SpaceLocal, Off: int64(off), Size: size, Align: al, Type: d.Type}

@@ -371,6 +371,12 @@ func (u *unit) runWarp(w *Warp, budget int, stop func(*Warp) bool) error {
 			continue
 		}
 		pc := top.pc
+		if pc < w.fn.Start || pc >= w.fn.End {
+			// Falling off the end of a function body is an implicit ret.
+			execRet(w, nil, top.mask)
+			w.jumped = false
+			continue
+		}
 		n++
 		if stop != nil && stop(w) {
 			w.stopReq = true
