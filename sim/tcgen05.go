@@ -758,6 +758,9 @@ func (w *Warp) applyTcld(p tcldPending) {
 		dst := w.reg(r)
 		forLanes(p.mask, func(l int) { dst[l] = p.vals[k][l] })
 	}
+	if tr := w.cta.u.m.trace; tr != nil {
+		tr.regs(w, p.regs, w.r)
+	}
 }
 
 func (w *Warp) markTcld() {

@@ -21,16 +21,20 @@ import (
 // (with Options.TraceValues) gives, for each destination register, its
 // value in every lane of the warp after the instruction, as hex strings;
 // lanes that did not execute keep their previous values. Events are async
-// completions ("async.issue", "async.complete", "wgmma.complete") and
-// mbarrier phase changes. A replayer rebuilds register state by applying
-// the "w" maps in order.
+// completions ("async.issue", "async.complete", "wgmma.complete"), mbarrier
+// phase changes ("mbarrier.phase"), and "regs": registers written
+// asynchronously, when a wgmma completes or a tcgen05.wait::ld lands its
+// loads (with a "w" map like an instruction's; wgmma.mma_async and
+// tcgen05.ld records themselves carry no "w"). A replayer rebuilds register
+// state by applying the "w" maps of "inst" and "regs" records in order.
 
 type tracer struct {
-	m   *Machine
-	mu  sync.Mutex
-	w   *bufio.Writer
-	seq int64
-	err error
+	m     *Machine
+	mu    sync.Mutex
+	w     *bufio.Writer
+	seq   int64
+	err   error
+	ended bool
 }
 
 // TraceVersion is the version of the trace format.
@@ -75,7 +79,8 @@ func (t *tracer) inst(w *Warp, in *Inst, em uint32) {
 	t.seq++
 	rec := traceInst{Type: "inst", Seq: t.seq, CTA: w.cta.ID, Warp: w.ID, PC: in.PC, Line: in.Line, Inst: in.PTX.String(),
 		Active: fmt.Sprintf("%#08x", w.activeMaskAt()), Exec: fmt.Sprintf("%#08x", em)}
-	if t.m.Opts.TraceValues && em != 0 {
+	_, async := in.ext.(*tcLdInfo)
+	if t.m.Opts.TraceValues && em != 0 && in.class != clsWgmma && !async {
 		for _, o := range in.dst {
 			if o.K != oReg || int(o.R) >= w.fn.NumRegs {
 				continue
@@ -94,6 +99,23 @@ func (t *tracer) inst(w *Warp, in *Inst, em uint32) {
 	t.write(rec)
 }
 
+// regs records registers written asynchronously (at a wgmma's completion,
+// at tcgen05.wait::ld) as a "regs" event with the same "w" map.
+func (t *tracer) regs(w *Warp, regs []int32, frame []uint64) {
+	if !t.m.Opts.TraceValues || len(regs) == 0 {
+		return
+	}
+	vals := map[string][]string{}
+	for _, r := range regs {
+		v := make([]string, 32)
+		for l := 0; l < 32; l++ {
+			v[l] = fmt.Sprintf("%#x", frame[int(r)*32+l])
+		}
+		vals[w.regName(r)] = v
+	}
+	t.event(map[string]any{"event": "regs", "cta": w.cta.ID, "warp": w.ID, "w": vals})
+}
+
 func (t *tracer) event(ev map[string]any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -109,9 +131,21 @@ func (t *tracer) hazard(h Hazard) {
 		"cta": h.CTA, "warp": h.Warp, "msg": h.Msg})
 }
 
+// FlushTrace ends the trace (with an "end" record) and flushes it; Run
+// does this itself, a Stepper's user calls it when done stepping.
+func (m *Machine) FlushTrace() {
+	if m.trace != nil {
+		m.trace.flush()
+	}
+}
+
 func (t *tracer) flush() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.ended {
+		return
+	}
+	t.ended = true
 	errText := ""
 	if t.m.err != nil {
 		errText = t.m.err.Error()

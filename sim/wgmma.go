@@ -879,6 +879,13 @@ func (wg *warpgroup) execute(op *wgmmaOp) {
 			}
 		}
 	}
+	if tr := c.u.m.trace; tr != nil {
+		for k := 0; k < 4; k++ {
+			if w := wg.warps[k]; w != nil {
+				tr.regs(w, wi.dregs, op.regs[k])
+			}
+		}
+	}
 	// Drop the op from the live list.
 	for i, x := range wg.ops {
 		if x == op {

@@ -1,0 +1,370 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/gpu"
+	"github.com/tcsim/tcsim/sim"
+)
+
+func init() {
+	register(&command{
+		name:    "run",
+		args:    "KERNEL.ptx [--launch FILE] <launch flags> [--check] [--trace FILE] [--compare-gpu] [--break SPEC]... [--until SPEC] [--max-steps N]",
+		summary: "simulate a PTX kernel on the CPU, bit-exactly, and check it for hazards",
+		help: fixtures.LaunchFlagsHelp + `
+
+run simulates the launch on the CPU: every CTA, warp and thread, the memories,
+and the asynchronous units (wgmma, TMA, mbarrier, cp.async, tcgen05) with the
+tensor-core arithmetic the H100 was measured to use. It takes the same launch
+description as 'tcsim gpu run' and prints the --out buffers the same way.
+
+  --check          run the hazard checker (shared-memory races and bank conflicts
+                   on top of the protocol checks that always run: wgmma registers
+                   and fences, async-proxy fences, TMA and mbarrier rules, tcgen05
+                   rules, deadlocks); print every hazard with its file:line, and
+                   exit with status 1 when there is any error or warning
+  --trace FILE     write a JSON-lines trace of every instruction and event
+                   (--trace-values adds the registers each instruction writes)
+  --compare-gpu    also run the launch on the GPU and compare every output buffer
+                   bit for bit; report the first differing element
+  --break SPEC     stop before an instruction: a source line ("359" or
+                   "k.ptx:359"), a label ("$L__BB0_8") or a pc ("pc:40");
+                   repeatable. The stop prints every warp's position.
+  --until SPEC     like --break; "hazard" stops after the first hazard
+  --max-steps N    stop with an error after N warp-instructions
+  --schedule S     lazy (default: asynchronous work completes at the wait that
+                   needs it), latest (copies too), eager (at issue), or random
+                   (seeded interleavings; --seed N)
+An out-of-bounds access stops the run with the address, the nearest buffer and
+the instruction. Exit status: 0, 1 for a fault, a deadlock or hazards (with
+--check), 2 for a bad command line or launch.
+
+Example:
+  tcsim run --launch fixtures/sim/launch/gemm_tma_wgmma.json --check`,
+		setup: func(fs *flag.FlagSet) any {
+			o := &runOpts{}
+			o.launch.Register(fs)
+			fs.BoolVar(&o.check, "check", false, "run the hazard checker; exit 1 when it finds errors or warnings")
+			fs.StringVar(&o.trace, "trace", "", "write a JSON-lines trace to `FILE`")
+			fs.BoolVar(&o.traceValues, "trace-values", false, "include written register values in the trace")
+			fs.BoolVar(&o.compareGPU, "compare-gpu", false, "run on the GPU too and compare every output buffer bit for bit")
+			fs.Var(&o.breaks, "break", "stop before `SPEC` (line, label or pc:N); repeatable")
+			fs.StringVar(&o.until, "until", "", "stop at `SPEC` (line, label, pc:N) or after the first \"hazard\"")
+			fs.Int64Var(&o.maxSteps, "max-steps", 0, "stop after `N` warp-instructions (0: 2^32)")
+			fs.StringVar(&o.schedule, "schedule", "lazy", "`mode`: lazy, latest, eager or random")
+			fs.Uint64Var(&o.seed, "seed", 1, "seed of the random schedule")
+			fs.IntVar(&o.workers, "workers", 0, "CTAs simulated at once (0: every core)")
+			fs.IntVar(&o.device, "device", 0, "GPU `ordinal` for --compare-gpu")
+			fs.IntVar(&o.limit, "limit", 1024, "print at most `N` elements of each printed output")
+			fs.BoolVar(&o.quiet, "q", false, "print only hazards and outputs")
+			return o
+		},
+		run: runRun,
+	})
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+type runOpts struct {
+	launch      fixtures.LaunchFlags
+	check       bool
+	trace       string
+	traceValues bool
+	compareGPU  bool
+	breaks      multiFlag
+	until       string
+	maxSteps    int64
+	schedule    string
+	seed        uint64
+	workers     int
+	device      int
+	limit       int
+	quiet       bool
+}
+
+func runRun(e *env, opts any, args []string) error {
+	o := opts.(*runOpts)
+	path, ptxSrc, l, _, err := prepareLaunch(&o.launch, args)
+	if err != nil {
+		return err
+	}
+	sched, err := sim.ParseSchedule(o.schedule)
+	if err != nil {
+		return usagef("--schedule: %v", err)
+	}
+	simOpts := sim.Options{Schedule: sched, Seed: o.seed, Check: o.check, MaxSteps: o.maxSteps, Workers: o.workers, TraceValues: o.traceValues}
+	if o.trace != "" {
+		f, err := os.Create(o.trace)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		simOpts.Trace = f
+	}
+	m, err := sim.Prepare(path, ptxSrc, l, simOpts)
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	start := time.Now()
+	stopped := false
+	var runErr error
+	if len(o.breaks) > 0 || o.until != "" {
+		stopped, runErr = runStepper(w, m, o)
+	} else {
+		runErr = m.Run()
+	}
+	elapsed := time.Since(start)
+	if !o.quiet {
+		p := m.Prog
+		fmt.Fprintf(w, "kernel %s (%s, %s) simulated: grid %s, block %s", p.Kernel.Name, path, orDash(p.Arch), l.Grid, l.Block)
+		if !l.Cluster.IsZero() {
+			fmt.Fprintf(w, ", cluster %s", l.Cluster)
+		}
+		fmt.Fprintf(w, ", %d B dynamic shared memory; schedule %s; %.3f s\n", l.SharedMem, sched, elapsed.Seconds())
+		if p.Arch == "sm_100a" || strings.HasPrefix(p.Arch, "sm_10") {
+			fmt.Fprintln(w, "  note: sm_100a (tcgen05, Tensor Memory) semantics and arithmetic are modelled from the ISA and public evidence: not hardware-verified")
+		}
+		if pcs := m.ApproxPCs(); len(pcs) > 0 {
+			var where []string
+			for _, pc := range pcs {
+				in := &p.Insts[pc]
+				where = append(where, fmt.Sprintf("%s (line %d)", in.PTX.Opcode+dotMods(in), in.Line))
+			}
+			fmt.Fprintf(w, "  note: not bit-exact: %s computed in float64 (the hardware's approximation differs in the last bits)\n", strings.Join(where, ", "))
+		}
+	}
+	hazards := m.Hazards()
+	nErr := printHazards(w, hazards, o.check)
+	if runErr != nil {
+		return runErr
+	}
+	if stopped {
+		return nil
+	}
+	if err := printSimOutputs(w, m, l, o.limit); err != nil {
+		return err
+	}
+	if o.compareGPU {
+		if err := compareGPU(e, m, path, ptxSrc, l, o.device); err != nil {
+			return err
+		}
+	}
+	if o.check && nErr > 0 {
+		return fmt.Errorf("%d hazard(s) found", nErr)
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// dotMods is ".approx.ftz.f32" for an instruction's modifiers.
+func dotMods(in *sim.Inst) string {
+	var b strings.Builder
+	for _, m := range in.PTX.Mods {
+		b.WriteString("." + m.Name)
+	}
+	return b.String()
+}
+
+// printHazards prints errors and warnings always, performance findings with
+// --check, and returns the number of errors and warnings.
+func printHazards(w io.Writer, hs []sim.Hazard, check bool) int {
+	n := 0
+	var perf []sim.Hazard
+	for _, h := range hs {
+		if h.Severity == sim.SevPerf {
+			perf = append(perf, h)
+			continue
+		}
+		n++
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "%d hazard(s):\n", n)
+		for _, h := range hs {
+			if h.Severity != sim.SevPerf {
+				fmt.Fprintln(w, indent(h.String(), "  "))
+			}
+		}
+	} else if check {
+		fmt.Fprintln(w, "no hazards")
+	}
+	if check && len(perf) > 0 {
+		fmt.Fprintf(w, "performance (%d):\n", len(perf))
+		for _, h := range perf {
+			fmt.Fprintln(w, indent(h.String(), "  "))
+		}
+	}
+	return n
+}
+
+func indent(s, pre string) string {
+	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
+}
+
+// printSimOutputs prints or writes the launch's --out buffers.
+func printSimOutputs(w io.Writer, m *sim.Machine, l *fixtures.Launch, limit int) error {
+	for _, out := range l.Outputs {
+		b, err := m.Buffer(out.Param)
+		if err != nil {
+			return err
+		}
+		i, _ := m.Binding.Resolve(out.Param)
+		label := m.Binding.Slot(i).Label()
+		if out.File != "" {
+			if err := os.WriteFile(out.File, b.Data, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s: %d bytes written to %s\n", label, len(b.Data), out.File)
+		}
+		if out.File == "" || out.Type != fixtures.InvalidType {
+			fmt.Fprintf(w, "%s, %d bytes:\n", label, len(b.Data))
+			printValues(w, b.Data, out.Type, limit)
+		}
+	}
+	return nil
+}
+
+// runStepper runs to a breakpoint (or the first hazard) and prints where
+// every warp is. It reports whether the run stopped early.
+func runStepper(w io.Writer, m *sim.Machine, o *runOpts) (bool, error) {
+	st := m.NewStepper()
+	specs := append([]string(nil), o.breaks...)
+	if o.until == "hazard" {
+		st.StopOnHazard(true)
+	} else if o.until != "" {
+		specs = append(specs, o.until)
+	}
+	for _, s := range specs {
+		if err := st.BreakSpec(s); err != nil {
+			return false, usagef("--break %s: %v", s, err)
+		}
+	}
+	ev, err := st.Run(0)
+	m.FlushTrace()
+	if err != nil {
+		return false, err
+	}
+	switch ev.Reason {
+	case sim.StopDone:
+		fmt.Fprintf(w, "finished after %d warp-instructions without reaching the stop\n", ev.Steps)
+		return false, nil
+	case sim.StopBreakpoint:
+		fmt.Fprintf(w, "stopped at the breakpoint %s before %s (CTA %v warp %d) after %d warp-instructions\n", ev.Pos, ev.Inst, ev.CTA, ev.Warp, ev.Steps)
+	case sim.StopHazard:
+		fmt.Fprintf(w, "stopped after a hazard at %s, %s (CTA %v warp %d) after %d warp-instructions\n", ev.Pos, ev.Inst, ev.CTA, ev.Warp, ev.Steps)
+	}
+	fmt.Fprintln(w, "warps:")
+	for _, ws := range st.Warps() {
+		where := "exited"
+		if ws.State != "done" {
+			where = fmt.Sprintf("%s: %s", ws.Pos, ws.Inst)
+		}
+		fmt.Fprintf(w, "  CTA %v warp %2d  %-7s lanes %#08x  %s\n", ws.CTA, ws.Warp, ws.State, ws.Active, where)
+		if ws.Wait != "" {
+			fmt.Fprintf(w, "      %s\n", ws.Wait)
+		}
+	}
+	if ops := st.InFlight(); len(ops) > 0 {
+		fmt.Fprintln(w, "in flight:")
+		for _, op := range ops {
+			fmt.Fprintf(w, "  %s from %s (CTA %v thread %d): %s\n", op.Kind, op.Pos, op.CTA, op.Thread, op.Desc)
+		}
+	}
+	return true, nil
+}
+
+// compareGPU runs the launch on the GPU and diffs every output buffer.
+func compareGPU(e *env, m *sim.Machine, path string, ptxSrc []byte, l *fixtures.Launch, device int) error {
+	d, err := openGPU(e, device)
+	if err != nil {
+		return fmt.Errorf("--compare-gpu: %w", err)
+	}
+	defer d.Close()
+	res, err := d.Run(path, ptxSrc, l, gpu.RunOptions{AllBuffers: true})
+	if err != nil {
+		return fmt.Errorf("--compare-gpu: %w", err)
+	}
+	w := e.stdout
+	var bad []string
+	sort.Slice(res.Outputs, func(i, j int) bool { return res.Outputs[i].Index < res.Outputs[j].Index })
+	for _, out := range res.Outputs {
+		b, err := m.Buffer(out.Name)
+		if err != nil {
+			return err
+		}
+		t := outType(l, out.Name)
+		mm := sim.Compare(out.Name, nil, out.Data, b.Data, t)
+		if mm == nil {
+			fmt.Fprintf(w, "compare-gpu: %s: %d bytes identical to %s\n", out.Name, len(out.Data), d.Info.Name)
+			continue
+		}
+		coord := coordinates(m, l, out.Name, mm.Index, t)
+		fmt.Fprintf(w, "compare-gpu: %s: %d of %d elements differ; first at element %d%s (byte %d): GPU %s, simulator %s\n",
+			out.Name, mm.Count, mm.Elements, mm.Index, coord, mm.Offset, mm.Want, mm.Got)
+		bad = append(bad, out.Name)
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("--compare-gpu: %s differ from the GPU", strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+func outType(l *fixtures.Launch, name string) fixtures.ScalarType {
+	for _, o := range l.Outputs {
+		if o.Param == name {
+			return o.Type
+		}
+	}
+	return fixtures.InvalidType
+}
+
+// coordinates names element i of a buffer by the coordinates of a tensor
+// map over it, when there is one with the same element size.
+func coordinates(m *sim.Machine, l *fixtures.Launch, name string, i int, t fixtures.ScalarType) string {
+	if t == fixtures.InvalidType {
+		return ""
+	}
+	for _, p := range l.Params {
+		tm := p.TMap
+		if p.Kind != fixtures.TensorMapParam || tm == nil {
+			continue
+		}
+		j, err := m.Binding.Resolve(tm.Buffer)
+		if err != nil || m.Binding.Slot(j).Name != name || tm.DType.Size() != t.Size() || tm.Offset != 0 {
+			continue
+		}
+		rem := i
+		var cs []string
+		for k, dim := range tm.Dims {
+			if k == len(tm.Dims)-1 {
+				cs = append(cs, fmt.Sprint(rem))
+				break
+			}
+			cs = append(cs, fmt.Sprint(rem%int(dim)))
+			rem /= int(dim)
+		}
+		// print outermost first: [row][col]
+		for a, b := 0, len(cs)-1; a < b; a, b = a+1, b-1 {
+			cs[a], cs[b] = cs[b], cs[a]
+		}
+		return fmt.Sprintf(" = %s[%s] of tensor map %s", name, strings.Join(cs, "]["), p.Name)
+	}
+	return ""
+}
