@@ -555,8 +555,13 @@ func (m *Machine) newUnit(ids [][3]int) *unit {
 
 func (m *Machine) runUnit(ids [][3]int) error {
 	u := m.newUnit(ids)
-	return u.run(nil)
+	err := u.run(nil)
+	m.steps.Add(u.steps & 1023) // runWarp adds whole 1024s as it goes
+	return err
 }
+
+// Steps is the number of warp-instructions executed so far.
+func (m *Machine) Steps() int64 { return m.steps.Load() }
 
 // quantum returns how many instructions the next warp may run.
 func (u *unit) quantum() int {
