@@ -57,6 +57,7 @@ type Model struct {
 	color  bool
 	keys   appKeys
 	quit   bool
+	helpH  int // the help's height when the views were last sized
 }
 
 type appKeys struct {
@@ -162,49 +163,59 @@ func (m *Model) Init() tea.Cmd { return nil }
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	// A view's keys decide the height of the help (the full help of a
+	// text field is shorter): give the body what is left.
+	if m.helpHeight() != m.helpH {
+		m.resize()
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.resize()
-		return m, nil
+		return nil
 	case tea.KeyPressMsg:
 		v := m.views[m.active]
 		if msg.String() == "ctrl+c" {
 			m.quit = true
-			return m, tea.Quit
+			return tea.Quit
 		}
 		if !v.capturing() {
 			switch {
 			case key.Matches(msg, m.keys.Quit):
 				m.quit = true
-				return m, tea.Quit
+				return tea.Quit
 			case key.Matches(msg, m.keys.Next):
 				m.switchTo((m.active + 1) % len(m.views))
-				return m, nil
+				return nil
 			case key.Matches(msg, m.keys.Prev):
 				m.switchTo((m.active + len(m.views) - 1) % len(m.views))
-				return m, nil
+				return nil
 			case key.Matches(msg, m.keys.Jump):
 				m.switchTo(int(msg.Code - '1'))
-				return m, nil
+				return nil
 			case key.Matches(msg, m.keys.Help):
 				m.help.ShowAll = !m.help.ShowAll
 				m.resize()
-				return m, nil
+				return nil
 			}
 		}
-		return m, v.update(msg)
+		return v.update(msg)
 	case tea.MouseMsg:
 		mouse := msg.Mouse()
 		if _, ok := msg.(tea.MouseClickMsg); ok && mouse.Y == 0 {
 			if i := m.tabAt(mouse.X); i >= 0 {
 				m.switchTo(i)
-				return m, nil
+				return nil
 			}
 		}
-		return m, m.views[m.active].update(offsetMouse(msg, 0, -1))
+		return m.views[m.active].update(offsetMouse(msg, 0, -1))
 	}
-	return m, m.views[m.active].update(msg)
+	return m.views[m.active].update(msg)
 }
 
 func (m *Model) switchTo(i int) {
@@ -244,12 +255,15 @@ func (m *Model) bodyHeight() int {
 	return max(m.h-2-m.helpHeight(), 1)
 }
 
+// helpHeight is the help's height: all of it where it fits, else what
+// leaves the tab bar, one line of body and the status line.
 func (m *Model) helpHeight() int {
-	return strings.Count(m.helpView(), "\n") + 1
+	return max(min(strings.Count(m.helpView(), "\n")+1, m.h-3), 0)
 }
 
 func (m *Model) resize() {
 	m.help.SetWidth(m.w)
+	m.helpH = m.helpHeight()
 	for _, v := range m.views {
 		v.setSize(m.w, m.bodyHeight())
 	}
@@ -343,6 +357,10 @@ func (m *Model) View() tea.View {
 func (m *Model) Content() string {
 	tabs, _ := m.tabs()
 	body := m.views[m.active].render()
+	if bh := m.bodyHeight(); strings.Count(body, "\n")+1 != bh {
+		// Views draw exactly their size; this only guards tiny screens.
+		body = fitBlock(body, m.w, bh)
+	}
 	st := m.views[m.active].status()
 	var b strings.Builder
 	b.Grow(len(body) + 4*m.w + 1024)
@@ -351,7 +369,12 @@ func (m *Model) Content() string {
 	b.WriteString(body)
 	b.WriteByte('\n')
 	b.WriteString(fitLine(st, m.w))
-	b.WriteByte('\n')
-	b.WriteString(fitBlock(m.helpView(), m.w, m.helpHeight()))
+	if hh := m.helpHeight(); hh > 0 {
+		b.WriteByte('\n')
+		b.WriteString(fitBlock(m.helpView(), m.w, hh))
+	}
+	if m.h < 3 {
+		return fitBlock(b.String(), m.w, max(m.h, 1))
+	}
 	return b.String()
 }

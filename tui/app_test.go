@@ -129,9 +129,9 @@ func TestNoColor(t *testing.T) {
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 			seen = append(seen[:0], b...)
 			return bytes.Contains(b, []byte("T1V0"))
-		}, teatest.WithDuration(5*time.Second))
+		}, teatest.WithDuration(30*time.Second))
 		tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
-		rest, err := io.ReadAll(tm.FinalOutput(t, teatest.WithFinalTimeout(5*time.Second)))
+		rest, err := io.ReadAll(tm.FinalOutput(t, teatest.WithFinalTimeout(60*time.Second)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -486,5 +486,54 @@ func TestSmallHelpers(t *testing.T) {
 	}
 	if got := wrap("abcdefghij", 4, 0); strings.Join(got, "|") != "abcd|efgh|ij" {
 		t.Errorf("wrap long word = %q", got)
+	}
+}
+
+// TestMonkey presses random keys and clicks in every view, resizing now
+// and then: nothing panics and every frame fills the screen exactly.
+func TestMonkey(t *testing.T) {
+	keys := strings.Fields("up down left right pgup pgdown home end + - a b c d e f g i k l m n N o p s t T v w W x z [ ] , . ? / enter esc backspace 1 2 3 4 tab shift+tab space 0 7 ( ) : 8 x")
+	rng := uint64(1)
+	next := func(n int) int {
+		rng = rng*6364136223846793005 + 1442695040888963407
+		return int(rng>>33) % n
+	}
+	for _, view := range viewNames {
+		m, err := New(Config{View: view})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h := 80, 24
+		m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+		for i := 0; i < 1500; i++ {
+			var msg tea.Msg
+			switch r := next(20); {
+			case r == 0:
+				w, h = 20+next(150), 8+next(50)
+				msg = tea.WindowSizeMsg{Width: w, Height: h}
+			case r == 1:
+				msg = tea.MouseClickMsg{X: next(w), Y: next(h), Button: tea.MouseLeft}
+			case r == 2:
+				msg = tea.MouseWheelMsg{X: next(w), Y: next(h), Button: tea.MouseWheelDown}
+			default:
+				k := keys[next(len(keys))]
+				if k == "q" || k == "ctrl+c" {
+					continue
+				}
+				msgs, err := ParseKeys(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				msg = msgs[0]
+			}
+			m.Update(msg)
+			if i%50 == 0 || testing.Verbose() {
+				if n := strings.Count(m.Content(), "\n") + 1; n != h {
+					t.Fatalf("%s, step %d (%T %v): %d lines, want %d; active view %d, help %d lines, body %d\n%s", view, i, msg, msg, n, h, m.active, m.helpHeight(), m.bodyHeight(), m.Plain())
+				}
+				checkFrame(t, m, w, h)
+			}
+		}
+		checkFrame(t, m, w, h)
 	}
 }

@@ -28,7 +28,7 @@ func drive(t *testing.T, cfg Config, w, h int, script string) *Model {
 		tm.Send(msg)
 	}
 	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
-	fm, ok := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	fm, ok := tm.FinalModel(t, teatest.WithFinalTimeout(60*time.Second)).(*Model)
 	if !ok {
 		t.Fatal("final model is not a *Model")
 	}

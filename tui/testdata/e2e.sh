@@ -27,9 +27,9 @@ fail() {
 }
 ok() { checks=$((checks + 1)); }
 
-# wait_for TEXT: until TEXT is on the screen (at most 10 s).
+# wait_for TEXT: until TEXT is on the screen (at most 30 s).
 wait_for() {
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		if screen | grep -qF -- "$1"; then
 			ok
 			return 0
