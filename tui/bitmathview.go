@@ -78,7 +78,7 @@ func (b *bitmathView) capturing() bool { return b.editing }
 
 func (b *bitmathView) status() string {
 	if b.editing {
-		return styleDim.Render("type a formula: names tid, v, lane, wid, reg; assign row and col (or, for the inverse, tid and v); enter checks it")
+		return styleDim.Render("names: tid, v, lane, wid, reg; assign row and col (inverse: tid and v from row, col); enter checks")
 	}
 	return styleDim.Render(fmt.Sprintf("%s · lines %d-%d of %d", b.langName(), b.vp.YOffset()+1, min(b.vp.YOffset()+b.vp.Height(), b.vp.TotalLineCount()), b.vp.TotalLineCount()))
 }
