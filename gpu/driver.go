@@ -32,6 +32,7 @@ type NoDriverError struct {
 	Reason  string // the loader's message
 }
 
+// Error returns ErrNoDriver's message.
 func (e *NoDriverError) Error() string { return ErrNoDriver.Error() }
 
 // Unwrap makes errors.Is(err, ErrNoDriver) hold.
@@ -254,6 +255,7 @@ type Error struct {
 	Kernel string // the kernel concerned, if any
 }
 
+// Error returns "cuFunc: CUDA_ERROR_NAME (code)" and the driver's description.
 func (e *Error) Error() string {
 	s := fmt.Sprintf("%s: %s (%d)", e.Func, e.Name, e.Code)
 	if e.Desc != "" {

@@ -119,6 +119,7 @@ type JITError struct {
 	src     []byte
 }
 
+// Error names the kernel and the CUDA error and lists the JIT's errors.
 func (e *JITError) Error() string {
 	s := fmt.Sprintf("%s: PTX JIT failed (%s)", e.Name, e.Err.Name)
 	if log := strings.TrimSpace(FormatJITLog(e.Name, e.src, e.Log)); log != "" {

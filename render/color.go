@@ -12,19 +12,20 @@ type ColorBy int
 const (
 	// ColorAuto colours owner panels by thread and offset panels by bank
 	// when banks are known, else by offset.
-	ColorAuto ColorBy = iota
-	ColorThread
-	ColorWarp  // thread / 32
-	ColorLane  // thread % 32
-	ColorValue // the value (register element) index
-	ColorBank  // shared-memory bank
-	ColorOffset
-	ColorTag // Cell.Tag, set by the package that built the grid
-	ColorNone
+	ColorAuto   ColorBy = iota
+	ColorThread         // the thread index
+	ColorWarp           // thread / 32
+	ColorLane           // thread % 32
+	ColorValue          // the value (register element) index
+	ColorBank           // shared-memory bank
+	ColorOffset         // the element offset
+	ColorTag            // Cell.Tag, set by the package that built the grid
+	ColorNone           // no colour
 )
 
 var colorNames = []string{"auto", "thread", "warp", "lane", "value", "bank", "offset", "tag", "none"}
 
+// String returns the scheme as --color spells it.
 func (c ColorBy) String() string {
 	if c >= 0 && int(c) < len(colorNames) {
 		return colorNames[c]

@@ -24,6 +24,7 @@ const (
 	Offsets
 )
 
+// String returns the kind's name.
 func (k Kind) String() string {
 	if k == Offsets {
 		return "offsets"
@@ -60,8 +61,10 @@ type Panel struct {
 	CTAs int
 }
 
-// TMEMLane and TMEMColumn split a TMEM address (lane<<16 | column).
-func TMEMLane(addr int) int   { return addr >> 16 }
+// TMEMLane is the lane of a TMEM address (lane<<16 | column).
+func TMEMLane(addr int) int { return addr >> 16 }
+
+// TMEMColumn is the column of a TMEM address (lane<<16 | column).
 func TMEMColumn(addr int) int { return addr & 0xffff }
 
 // CTA returns the CTA of the pair that holds tile row r of a TMEM panel

@@ -19,6 +19,7 @@ const (
 
 var labelNames = []string{"auto", "offset", "bank", "byte"}
 
+// String returns the mode as --label spells it.
 func (l LabelMode) String() string {
 	if l >= 0 && int(l) < len(labelNames) {
 		return labelNames[l]

@@ -10,14 +10,14 @@ import (
 type Kind int
 
 const (
-	KindUnknown  Kind = iota
-	KindF16           // .kind::f16: f16/bf16 inputs, f16/f32 accumulate
-	KindTF32          // .kind::tf32
-	KindF8F6F4        // .kind::f8f6f4: fp8/fp6/fp4 inputs, no scale
-	KindI8            // .kind::i8: s8/u8 inputs, s32 accumulate
-	KindMXF8F6F4      // .kind::mxf8f6f4.block_scale
-	KindMXF4          // .kind::mxf4.block_scale
-	KindMXF4NVF4      // .kind::mxf4nvf4.block_scale
+	KindUnknown  Kind = iota // not given, or not a kind
+	KindF16                  // .kind::f16: f16/bf16 inputs, f16/f32 accumulate
+	KindTF32                 // .kind::tf32
+	KindF8F6F4               // .kind::f8f6f4: fp8/fp6/fp4 inputs, no scale
+	KindI8                   // .kind::i8: s8/u8 inputs, s32 accumulate
+	KindMXF8F6F4             // .kind::mxf8f6f4.block_scale
+	KindMXF4                 // .kind::mxf4.block_scale
+	KindMXF4NVF4             // .kind::mxf4nvf4.block_scale
 )
 
 var kindNames = [...]string{"unknown", "f16", "tf32", "f8f6f4", "i8", "mxf8f6f4", "mxf4", "mxf4nvf4"}

@@ -58,8 +58,13 @@ const (
 	ModelSwappedOffset                   // LBO and SBO exchanged
 )
 
+// String describes the model.
 func (m ProbeModel) String() string {
-	return [...]string{"tcsim (ISA) model", "absolute-address swizzle, base offset ignored", "LBO and SBO swapped"}[m]
+	names := [...]string{"tcsim (ISA) model", "absolute-address swizzle, base offset ignored", "LBO and SBO swapped"}
+	if m < 0 || int(m) >= len(names) {
+		return fmt.Sprintf("ProbeModel(%d)", int(m))
+	}
+	return names[m]
 }
 
 // layout applies model m to c's descriptor.

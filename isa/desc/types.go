@@ -10,9 +10,9 @@ import (
 type Arch int
 
 const (
-	ArchUnknown Arch = iota
-	SM90             // sm_90a: wgmma.mma_async shared-memory matrix descriptor
-	SM100            // sm_100a: tcgen05.mma shared-memory and instruction descriptors
+	ArchUnknown Arch = iota // not given: detect it
+	SM90                    // sm_90a: wgmma.mma_async shared-memory matrix descriptor
+	SM100                   // sm_100a: tcgen05.mma shared-memory and instruction descriptors
 )
 
 // String returns "sm_90a", "sm_100a" or "unknown".
@@ -43,9 +43,9 @@ func ParseArch(s string) (Arch, error) {
 type Major int
 
 const (
-	MajorUnknown Major = iota
-	MajorK             // K-major: K is contiguous ("no transpose")
-	MajorMN            // MN-major: M (for A) or N (for B) is contiguous ("transpose")
+	MajorUnknown Major = iota // not given
+	MajorK                    // K-major: K is contiguous ("no transpose")
+	MajorMN                   // MN-major: M (for A) or N (for B) is contiguous ("transpose")
 )
 
 // String returns "K", "MN" or "unknown".
@@ -78,10 +78,10 @@ type Swizzle int
 const (
 	SwizzleUnknown Swizzle = iota // not given, or an invalid code
 	SwizzleNone                   // no swizzle ("interleave" in CUTLASS's sm_90 names)
-	Swizzle32B
-	Swizzle64B
-	Swizzle128B
-	Swizzle128B32A // sm_100 only: 128-byte swizzle with 32-byte atomicity
+	Swizzle32B                    // 32-byte swizzle
+	Swizzle64B                    // 64-byte swizzle
+	Swizzle128B                   // 128-byte swizzle
+	Swizzle128B32A                // sm_100 only: 128-byte swizzle with 32-byte atomicity
 )
 
 // String returns the mode as the CLI spells it: none, 32B, 64B, 128B,
@@ -295,8 +295,9 @@ func SwizzleFromSM100(code uint8) Swizzle {
 // Tri is a yes/no answer that may be unknown.
 type Tri int8
 
+// The values of a Tri.
 const (
-	Unknown Tri = iota
+	Unknown Tri = iota // not said
 	No
 	Yes
 )

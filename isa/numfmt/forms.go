@@ -330,6 +330,7 @@ func ParseTarget(s string) (Target, error) {
 	return t, nil
 }
 
+// String returns the target's name, e.g. "sm_90a".
 func (t Target) String() string {
 	if t.Suffix == 0 {
 		return fmt.Sprintf("sm_%d", t.SM)

@@ -148,6 +148,7 @@ type SpecError struct {
 	Msg  string
 }
 
+// Error returns "opcode: message".
 func (e *SpecError) Error() string { return fmt.Sprintf("%s: %s", e.Text, e.Msg) }
 
 // ParseSpec parses a cvt opcode (the mnemonic with its modifiers and types,

@@ -78,6 +78,7 @@ type EvalError struct {
 	Msg string
 }
 
+// Error returns the message.
 func (e *EvalError) Error() string { return e.Msg }
 
 // Eval evaluates e in env, where a variable's value is env[Slot].

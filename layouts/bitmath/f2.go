@@ -52,8 +52,10 @@ func (m Matrix) Row(o int) uint64 {
 	return r
 }
 
-// InLabel and OutLabel name input bit j and output bit o ("l3", "c0").
-func (m Matrix) InLabel(j int) string  { return bitLabel(m.In, j) }
+// InLabel names input bit j ("l3").
+func (m Matrix) InLabel(j int) string { return bitLabel(m.In, j) }
+
+// OutLabel names output bit o ("c0").
 func (m Matrix) OutLabel(o int) string { return bitLabel(m.Out, o) }
 
 func bitLabel(fs []Field, b int) string {
@@ -96,6 +98,7 @@ type NonLinearError struct {
 	Reason    string
 }
 
+// Error says where the map stops being linear and why.
 func (e *NonLinearError) Error() string {
 	return fmt.Sprintf("%s is not linear over F2: at %s it gives %s, but XOR-combining its bits' images gives %s: %s",
 		e.Map, fmtTuple(e.In, e.Input), fmtTuple(e.Out, e.Want), fmtTuple(e.Out, e.Predicted), e.Reason)
@@ -343,8 +346,13 @@ const (
 	Generalized
 )
 
+// String describes the kind, e.g. "one-to-one (left inverse)".
 func (k InverseKind) String() string {
-	return [...]string{"bijective", "one-to-one (left inverse)", "onto with broadcast (right inverse)", "neither one-to-one nor onto (generalized inverse)"}[k]
+	names := [...]string{"bijective", "one-to-one (left inverse)", "onto with broadcast (right inverse)", "neither one-to-one nor onto (generalized inverse)"}
+	if k < 0 || int(k) >= len(names) {
+		return fmt.Sprintf("InverseKind(%d)", int(k))
+	}
+	return names[k]
 }
 
 // Inverse is the affine map back from output bits to input bits: x =

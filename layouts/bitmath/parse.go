@@ -15,6 +15,7 @@ type FormulaError struct {
 	Msg       string
 }
 
+// Error returns "col C: message", with the line for multi-line formulas.
 func (e *FormulaError) Error() string {
 	if strings.Contains(e.Input, "\n") {
 		return fmt.Sprintf("line %d, col %d: %s", e.Line, e.Col, e.Msg)
