@@ -101,8 +101,15 @@ func fillOwners(g *Grid, p *Panel, tv layouts.TV) error {
 func FromTVLayout(l layouts.Layout, rows, cols int) (*Grid, error) {
 	// NewTV visits every (thread, value) pair: refuse more than can be
 	// drawn before it starts.
-	if n, ok := leafProduct(l.Shape); !ok || n > MaxCells {
-		return nil, fmt.Errorf("TV layout %v: more (thread, value) pairs than the %d that can be drawn", l, MaxCells)
+	if l.Rank() == 2 {
+		threads, okT := leafProduct(l.Shape.Mode(0))
+		values, okV := leafProduct(l.Shape.Mode(1))
+		switch {
+		case okT && okV && (threads == 0 || values == 0):
+			return nil, fmt.Errorf("TV layout %v: needs at least one thread and one value", l)
+		case !okT || !okV || threads > MaxCells/values:
+			return nil, fmt.Errorf("TV layout %v: more (thread, value) pairs than the %d that can be drawn", l, MaxCells)
+		}
 	}
 	tv, err := layouts.NewTV(l, rows, cols)
 	if err != nil {

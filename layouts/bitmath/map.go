@@ -221,8 +221,15 @@ func FromTV(name string, tv layouts.TV) Map {
 // layouts.NewTV, except that a layout with more (thread, value) pairs than
 // MaxInputs is refused before NewTV visits them all.
 func FromTVLayout(name string, l layouts.Layout, rows, cols int) (Map, error) {
-	if n, ok := leafProduct(l.Shape); !ok || n > MaxInputs {
-		return Map{}, fmt.Errorf("%s: more (thread, value) pairs than the %d the F2 view checks", name, MaxInputs)
+	if l.Rank() == 2 {
+		threads, okT := leafProduct(l.Shape.Mode(0))
+		values, okV := leafProduct(l.Shape.Mode(1))
+		switch {
+		case okT && okV && (threads == 0 || values == 0):
+			return Map{}, fmt.Errorf("%s: needs at least one thread and one value", name)
+		case !okT || !okV || threads > MaxInputs/values:
+			return Map{}, fmt.Errorf("%s: more (thread, value) pairs than the %d the F2 view checks", name, MaxInputs)
+		}
 	}
 	tv, err := layouts.NewTV(l, rows, cols)
 	if err != nil {

@@ -84,13 +84,18 @@ func TestHugeLayoutsRefused(t *testing.T) {
 			t.Errorf("FromLayout(%s, %v) = map of %d inputs, want an error", wrap, coords, m.Size())
 		}
 	}
-	for _, src := range []string{"((4294967297,4294967295,4294967297,4294967295),2):((1,1,1,1),1)", "(1048576,1048576):(0,0)"} {
-		l, err := layouts.ParseLayout(src)
+	for _, c := range []struct{ src, want string }{
+		{"((4294967297,4294967295,4294967297,4294967295),2):((1,1,1,1),1)", "more (thread, value) pairs than the 16777216"},
+		{"(1048576,1048576):(0,0)", "more (thread, value) pairs than the 16777216"},
+		{"(170000000000,0)", "needs at least one thread and one value"},
+		{"(0,1099511627776):(1,1)", "needs at least one thread and one value"},
+	} {
+		l, err := layouts.ParseAnyLayout(c.src)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := FromTVLayout("t", l, 4, 4); err == nil || !strings.Contains(err.Error(), "more (thread, value) pairs than the 16777216") {
-			t.Errorf("FromTVLayout(%s): %v", src, err)
+		if _, err := FromTVLayout("t", l.L, 4, 4); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("FromTVLayout(%s): %v; want %q", c.src, err, c.want)
 		}
 	}
 }
