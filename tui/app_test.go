@@ -537,3 +537,30 @@ func TestMonkey(t *testing.T) {
 		checkFrame(t, m, w, h)
 	}
 }
+
+// Colouring by register gives the two halves of a .f16x2 register one
+// colour; colouring by value gives them two.
+func TestColorByRegister(t *testing.T) {
+	bg := func(k int) string { return "48;5;" + itoa(int(render.Palette[k].Xterm)) + "m" }
+	for _, tc := range []struct {
+		presses string
+		want    []int // the colours of row 0's first four cells: T0V0 T0V1 T1V0 T1V1
+	}{
+		{"c c c c", []int{0, 1, 0, 1}},   // value
+		{"c c c c c", []int{0, 0, 0, 0}}, // register: v0 and v1 are register 0
+	} {
+		m := snapshot(t, Config{Subject: "mma.sync.m16k16.a.b16"}, 100, 30, tc.presses)
+		e := m.views[0].(*explorer)
+		lines := strings.Split(e.pane.render(), "\n")
+		row := lines[1] // after the column headers
+		var got []string
+		for _, part := range strings.Split(row, "\x1b[0m")[:4] {
+			got = append(got, part)
+		}
+		for i, k := range tc.want {
+			if !strings.Contains(got[i], bg(k)) {
+				t.Errorf("%s (%s): cell %d is not palette colour %d: %q", tc.presses, e.colorName(), i, k, got[i])
+			}
+		}
+	}
+}

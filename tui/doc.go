@@ -10,7 +10,7 @@
 //  1. Layout: a catalog atom (picked with a fuzzy filter, /) or any CuTe
 //     layout typed in the same box, drawn cell by cell by render.AppendGrid
 //     (the code behind `tcsim layout`). Cells are coloured by thread,
-//     warp, lane or value (c) and labelled with their owners, threads,
+//     warp, lane, value or register (c) and labelled with their owners, threads,
 //     values, registers or warp.lane (v); + and - change the cell width
 //     and the window scrolls over tiles as large as 64x256. The cursor
 //     cell is reversed and every other cell of its thread underlined; the

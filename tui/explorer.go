@@ -39,7 +39,11 @@ type explorerKeys struct {
 	Pick, MMA, Color, Label, Owner, NextCell, PrevCell, Fit, Side key.Binding
 }
 
-var colorModes = []render.ColorBy{render.ColorAuto, render.ColorThread, render.ColorWarp, render.ColorLane, render.ColorValue, render.ColorBank, render.ColorOffset}
+var colorModes = []render.ColorBy{render.ColorAuto, render.ColorThread, render.ColorWarp, render.ColorLane, render.ColorValue, colorRegister, render.ColorBank, render.ColorOffset}
+
+// colorRegister colours owner cells by register (value / values per
+// register): drawn as render.ColorTag over cells tagged by the explorer.
+const colorRegister = render.ColorBy(-1)
 
 // labelModes are what owner cells show; offset cells cycle through
 // render's label modes instead.
@@ -53,7 +57,7 @@ func newExplorer(st *state, spec string, mma bool) (*explorer, error) {
 		keys: explorerKeys{
 			Pick:     key.NewBinding(key.WithKeys("/", "enter"), key.WithHelp("/", "pick an atom or type a layout")),
 			MMA:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "MMA: A, B, C together")),
-			Color:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "colour by thread/warp/lane/value")),
+			Color:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "colour: thread/warp/lane/value/register")),
 			Label:    key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "cell labels")),
 			Owner:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "next owner (broadcast)")),
 			NextCell: key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/prev cell of the thread")),
@@ -158,8 +162,11 @@ func (e *explorer) status() string {
 }
 
 func (e *explorer) colorName() string {
-	if colorModes[e.colors] == render.ColorAuto {
+	switch colorModes[e.colors] {
+	case render.ColorAuto:
 		return "auto"
+	case colorRegister:
+		return "register"
 	}
 	return colorModes[e.colors].String()
 }
@@ -228,7 +235,7 @@ func (e *explorer) update(msg tea.Msg) tea.Cmd {
 			e.toggleMMA()
 		case key.Matches(msg, k.Color):
 			e.colors = (e.colors + 1) % len(colorModes)
-			e.pane.color = colorModes[e.colors]
+			e.applyLabels()
 		case key.Matches(msg, k.Label):
 			e.cycleLabels()
 		case key.Matches(msg, k.Owner):
@@ -339,11 +346,23 @@ func (e *explorer) applyLabels() {
 			e.shown = 2 // value
 		}
 	}
-	if e.shown > 0 {
-		if e.relabel[e.shown] == nil {
-			e.relabel[e.shown] = relabelGrid(g, labelModes[e.shown])
+	byReg := colorModes[e.colors] == colorRegister
+	if e.shown > 0 || byReg {
+		k := e.shown
+		if byReg {
+			k += len(labelModes) // tagged copies are cached apart
 		}
-		g = e.relabel[e.shown]
+		if e.relabel[k] == nil {
+			e.relabel[k] = relabelGrid(g, labelModes[e.shown])
+			if byReg {
+				tagRegisters(e.relabel[k])
+			}
+		}
+		g = e.relabel[k]
+	}
+	e.pane.color = colorModes[e.colors]
+	if byReg {
+		e.pane.color = render.ColorTag
 	}
 	if e.pane.g != g {
 		e.pane.setGrid(g)
@@ -388,6 +407,17 @@ func relabelGrid(g *render.Grid, mode string) *render.Grid {
 		}
 	}
 	return &c
+}
+
+// tagRegisters tags every owner cell of g with its first owner's register
+// (value / values per register), for render.ColorTag.
+func tagRegisters(g *render.Grid) {
+	for i := range g.Cells {
+		c := &g.Cells[i]
+		if p := g.PanelOf(c); p != nil && p.Kind == render.Owners && len(c.Owners) > 0 {
+			c.Tag = c.Owners[0].Value / max(p.ValsPerReg, 1)
+		}
+	}
 }
 
 // runs prints a set of integers as sorted runs: "0-3,8".

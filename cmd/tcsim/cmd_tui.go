@@ -33,11 +33,11 @@ func init() {
 keys, switches between them; ? lists every key; q quits):
 
   1 Layout      pick an atom with a fuzzy filter (/) or type a CuTe layout;
-                cells coloured by thread, warp, lane or value (c); zoom with
-                + and -; the side panel shows the cursor cell's tid, warp,
-                lane, register, every owner of a broadcast, and its bitmath
-                with the numbers substituted; m shows an MMA's A, B and C
-                placed as CuTe places them.
+                cells coloured by thread, warp, lane, value or register (c);
+                zoom with + and -; the side panel shows the cursor cell's
+                tid, warp, lane, register, every owner of a broadcast, and
+                its bitmath with the numbers substituted; m shows an MMA's
+                A, B and C placed as CuTe places them.
   2 Bitmath     the derived formulas in C, PTX, Python or Go (l), the F2
                 matrix with lane, warp and value bits labelled, and a box (e)
                 that checks your own formula and names the first wrong
