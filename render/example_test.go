@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/tcsim/tcsim/layouts"
+	"github.com/tcsim/tcsim/layouts/catalog"
 	"github.com/tcsim/tcsim/render"
 )
 
@@ -78,4 +79,32 @@ func ExampleNewGrid() {
 	//     0   1   2   3
 	// 0 cm0 cm0 cm1 cm1
 	// 1 cm0 cm0 cm1 cm1
+}
+
+// An atom from the catalog, drawn for a region of its tile: rows 0-3 and
+// columns 0-3 of the mma.sync m16n8 f32 accumulator (row = lane/4, column
+// = 2·(lane%4) + v%2, as the PTX ISA lays it out). Bare leaves out the
+// title, notes and legend.
+func ExampleFromAtom() {
+	a, err := catalog.Lookup("mma.sync.m16n8.d.f32")
+	if err != nil {
+		panic(err)
+	}
+	g, err := render.FromAtom(a)
+	if err != nil {
+		panic(err)
+	}
+	r, err := render.ParseRegion("0:4,0:4")
+	if err != nil {
+		panic(err)
+	}
+	if err := render.WriteText(os.Stdout, g, render.Options{Region: r, Bare: true}); err != nil {
+		panic(err)
+	}
+	// Output:
+	// m/n     0     1     2     3
+	//   0  T0V0  T0V1  T1V0  T1V1
+	//   1  T4V0  T4V1  T5V0  T5V1
+	//   2  T8V0  T8V1  T9V0  T9V1
+	//   3 T12V0 T12V1 T13V0 T13V1
 }

@@ -91,3 +91,19 @@ func ExampleDrawFootprint() {
 	//   core  M/N       K         address of row 0 .. row 7
 	//   0     0-3       0-7       0x00400 0x00490 0x00520 0x005b0
 }
+
+// ExplainSmem decodes a descriptor, detecting its family (bits 46-48 are
+// 0: wgmma), and checks it against what the kernel expects: here a K-major
+// bf16 operand under a TMA map with 128-byte swizzle, whose descriptor
+// says "no swizzle".
+func ExampleExplainSmem() {
+	ctx := desc.Context{Major: desc.MajorK, Swizzle: desc.Swizzle128B, DType: "bf16"}
+	r := desc.ExplainSmem(0x0000040000100040, desc.ArchUnknown, ctx)
+	fmt.Println(r.Title)
+	for _, f := range r.Findings {
+		fmt.Printf("%s %s [%s]\n", f.Severity, f.Field, f.Rule)
+	}
+	// Output:
+	// wgmma shared-memory matrix descriptor (sm_90a)
+	// error swizzle [swizzle-mismatch]
+}

@@ -112,3 +112,33 @@ func ExampleEmit() {
 	//     offset = ((row << 6) + col) ^ (row << 3)
 	//     return offset
 }
+
+// FromTVLayout reads a plain layout as a thread-value layout over a tile,
+// as 'tcsim bitmath LAYOUT --tile RxC' does (here the mma.sync m16n8 f32
+// accumulator), and refuses layouts too large for the F2 view before
+// walking them.
+func ExampleFromTVLayout() {
+	for _, src := range []string{"((4,8),(2,2)):((32,1),(16,8))", "(1048576,1048576):(0,0)"} {
+		m, err := bitmath.FromTVLayout(src, layouts.MustParse(src), 16, 8)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		d, err := bitmath.Derive(m)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(m.Desc)
+		for _, s := range d.Forward.Steps {
+			fmt.Printf("%s = %s\n", s.Name, s.Expr)
+		}
+	}
+	// Output:
+	// (tid, v) -> (row, col): 32 threads x 4 values over a 16x8 tile
+	// frag_row = tid >> 2
+	// frag_col = (tid & 3) << 1
+	// row = frag_row + ((v >> 1) << 3)
+	// col = frag_col + (v & 1)
+	// (1048576,1048576):(0,0): more (thread, value) pairs than the 16777216 the F2 view checks
+}
