@@ -2,7 +2,10 @@
 // mean" hints in tcsim's error messages (commands, atoms, instructions).
 package suggest
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Distance is the Levenshtein edit distance between a and b, in bytes.
 func Distance(a, b string) int {
@@ -45,4 +48,38 @@ func Nearest(name string, candidates []string, n, maxDist int) []string {
 		out = append(out, cs[i].s)
 	}
 	return out
+}
+
+// Closest returns the candidates nearest to name that all share the
+// smallest distance, at most n of them in the candidates' order, or none
+// when that distance exceeds maxDist. Case is ignored.
+func Closest(name string, candidates []string, n, maxDist int) []string {
+	best := maxDist + 1
+	var out []string
+	lname := strings.ToLower(name)
+	for _, c := range candidates {
+		d := Distance(lname, strings.ToLower(c))
+		switch {
+		case d > maxDist:
+		case d < best:
+			best, out = d, append(out[:0], c)
+		case d == best && len(out) < n:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Hint phrases the closest candidates (within max(2, len(name)/3) edits)
+// for an error message: "did you mean e4m3?", "did you mean f16 or
+// bf16?", or "" when none is near.
+func Hint(name string, candidates []string) string {
+	near := Closest(name, candidates, 3, max(2, len(name)/3))
+	switch len(near) {
+	case 0:
+		return ""
+	case 1:
+		return "did you mean " + near[0] + "?"
+	}
+	return "did you mean " + strings.Join(near[:len(near)-1], ", ") + " or " + near[len(near)-1] + "?"
 }

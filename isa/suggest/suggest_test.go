@@ -31,3 +31,25 @@ func ExampleNearest() {
 	fmt.Println(Nearest("wgmma.fense", []string{"wgmma.fence", "wgmma.commit_group", "wgmma.wait_group"}, 1, 3))
 	// Output: [wgmma.fence]
 }
+
+func TestHint(t *testing.T) {
+	formats := []string{"f16", "bf16", "e4m3", "e5m2", "e2m3", "e3m2", "tf32"}
+	for _, c := range []struct {
+		name, want string
+	}{
+		{"e4m4", "did you mean e4m3?"},
+		{"E4M3x", "did you mean e4m3?"},
+		{"f61", "did you mean f16?"},
+		{"bf61", "did you mean bf16?"},
+		{"e3m3", "did you mean e4m3, e2m3 or e3m2?"},
+		{"zzzzzz", ""},
+		{"", ""},
+	} {
+		if got := Hint(c.name, formats); got != c.want {
+			t.Errorf("Hint(%q) = %q, want %q", c.name, got, c.want)
+		}
+	}
+	if got := Closest("ab", []string{"abc", "abd", "xy"}, 1, 2); !reflect.DeepEqual(got, []string{"abc"}) {
+		t.Errorf("Closest keeps %v, want only the first of the tie", got)
+	}
+}
