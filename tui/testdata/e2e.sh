@@ -16,7 +16,6 @@ checks=0
 
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
 cleanup() { tm kill-server >/dev/null 2>&1 || true; }
-trap cleanup EXIT
 
 screen() { tm capture-pane -p -t e; }
 fail() {
@@ -50,10 +49,15 @@ mouse() {
 	if [ "$1" = 0 ]; then tm send-keys -t e -l $'\e[<'"$1;$at"'m'; fi
 }
 
-# start [VAR=VALUE...]: a 100x30 session running the binary, kept after it
-# exits so that its exit status can be read.
+status=$(mktemp)
+trap 'cleanup; rm -f "$status"' EXIT
+
+# start [VAR=VALUE...]: a 100x30 session running the binary; the shell
+# around it writes its exit status to $status, and the pane is kept after
+# it exits so that the screen can be checked.
 start() {
-	tm new-session -d -s e -x 100 -y 30 "env TERM=xterm-256color $* '$bin'"
+	rm -f "$status"
+	tm new-session -d -s e -x 100 -y 30 "env TERM=xterm-256color $* '$bin'; echo \$? > '$status'"
 	tm set-option -t e remain-on-exit on
 	wait_for "1 Layout"
 }
@@ -61,18 +65,11 @@ start() {
 # exited STATUS: the program ended with STATUS and left the alternate
 # screen (the explorer is no longer on the screen).
 exited() {
-	for _ in $(seq 100); do
-		if [ "$(tm display-message -p -t e '#{pane_dead}')" = 1 ]; then
-			# tmux may mark the pane dead a moment before it has the status.
-			local st="" sig=""
-			for _ in $(seq 50); do
-				st=$(tm display-message -p -t e '#{pane_dead_status}')
-				sig=$(tm display-message -p -t e '#{pane_dead_signal}')
-				[ -n "$st$sig" ] && break
-				sleep 0.1
-			done
-			[ -z "$sig" ] || fail "killed by signal $sig"
-			[ "$st" = "$1" ] || fail "exit status '$st', want $1"
+	for _ in $(seq 300); do
+		if [ -s "$status" ]; then
+			local st
+			st=$(cat "$status")
+			[ "$st" = "$1" ] || fail "exit status $st, want $1"
 			if screen | grep -qF "1 Layout"; then fail "the explorer is still on the screen after quitting"; fi
 			ok
 			return 0
