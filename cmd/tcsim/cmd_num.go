@@ -436,6 +436,18 @@ func neighbour(f *numfmt.Format, v numfmt.Value) string {
 	return v.Decimal() + "  (" + fmtBits(f, b) + ")"
 }
 
+// parseSpecArg parses a cvt opcode from the command line: an opcode that
+// does not parse is a usage error; a well-formed one that is not a legal
+// form is a failure (exit 1), the answer to "is this legal?".
+func parseSpecArg(text string) (*numfmt.Spec, error) {
+	s, err := numfmt.ParseSpec(text)
+	var se *numfmt.SpecError
+	if errors.As(err, &se) && se.Syntax {
+		return nil, usagef("%v", err)
+	}
+	return s, err
+}
+
 // parseOperand reads a cvt operand: hex or binary bits, or numbers (one
 // per lane, comma-separated) rounded to nearest into the operand's type.
 func parseOperand(op numfmt.Operand, s string) (uint64, string, error) {
@@ -477,7 +489,7 @@ func runNumCvt(e *env, _ any, args []string) error {
 	if len(args) < 1 {
 		return usagef("want OPCODE OPERAND..., e.g. 'tcsim num cvt cvt.rn.satfinite.e4m3x2.f32 448 -1e9'")
 	}
-	s, err := numfmt.ParseSpec(args[0])
+	s, err := parseSpecArg(args[0])
 	if err != nil {
 		return err
 	}
@@ -614,7 +626,7 @@ func runNumProbePTX(e *env, opts any, args []string) error {
 	if len(args) != 1 {
 		return usagef("want OPCODE")
 	}
-	s, err := numfmt.ParseSpec(args[0])
+	s, err := parseSpecArg(args[0])
 	if err != nil {
 		return err
 	}

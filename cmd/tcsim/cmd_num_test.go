@@ -30,6 +30,8 @@ func TestNumCommands(t *testing.T) {
 		{[]string{"num", "cvt", "cvt.rn.satfinite.e2m1x2.f32", "1", "2"}, 0, []string{"not hardware-verified"}},
 		{[]string{"num", "cvt", "cvt.rn.f16.f32", "1", "2"}, 2, nil},
 		{[]string{"num", "cvt", "cvt.rm.relu.f16.f32", "1"}, 1, nil},
+		{[]string{"num", "cvt", "cvt.rn.satfinte.e4m3x2.f32", "1", "2"}, 2, nil},
+		{[]string{"num", "decode", "e4m4", "1"}, 2, nil},
 		{[]string{"num", "table", "e2m1"}, 0, []string{"0x7   0_11_1  normal     6"}},
 		{[]string{"num", "table", "f16"}, 1, nil},
 		{[]string{"num", "formats"}, 0, []string{"e4m3", "448"}},

@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 // Kind says how a format's bits are read.
@@ -123,7 +125,11 @@ func Lookup(name string) (*Format, error) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	return nil, fmt.Errorf("unknown number format %q (known: %s)", name, strings.Join(names, " "))
+	hint := ""
+	if h := suggest.Hint(n, names); h != "" {
+		hint = "; " + h
+	}
+	return nil, fmt.Errorf("unknown number format %q (known: %s)%s", name, strings.Join(names, " "), hint)
 }
 
 // String returns the format's name.

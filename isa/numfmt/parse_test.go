@@ -1,6 +1,10 @@
 package numfmt
 
-import "testing"
+import (
+	"errors"
+	"strings"
+	"testing"
+)
 
 // TestParseNumberFar: numbers far beyond every format parse quickly (the
 // exact path would build 33-million-bit integers) into a sticky 62-bit
@@ -39,5 +43,24 @@ func TestParseNumberFar(t *testing.T) {
 		if s := v.String(); len(s) > 80 {
 			t.Errorf("%s: String() is %d characters long", c.s, len(s))
 		}
+	}
+}
+
+// TestNameHints: misspelt formats, modes and cvt modifiers get the nearest
+// name; a spec that does not parse is marked Syntax, an illegal form not.
+func TestNameHints(t *testing.T) {
+	if _, err := Lookup("e4m4"); err == nil || !strings.HasSuffix(err.Error(), "; did you mean e4m3?") {
+		t.Errorf("Lookup(e4m4): %v", err)
+	}
+	if _, err := ParseMode("rzz"); err == nil || !strings.Contains(err.Error(), "; did you mean rz or rzi?") {
+		t.Errorf("ParseMode(rzz): %v", err)
+	}
+	_, err := ParseSpec("cvt.rn.satfinte.e4m3x2.f32")
+	var se *SpecError
+	if !errors.As(err, &se) || !se.Syntax || !strings.Contains(err.Error(), "(did you mean .satfinite?)") {
+		t.Errorf("misspelt modifier: %#v", err)
+	}
+	if _, err := ParseSpec("cvt.rm.relu.f16.f32"); !errors.As(err, &se) || se.Syntax {
+		t.Errorf("illegal form: %#v", err)
 	}
 }

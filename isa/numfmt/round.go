@@ -3,6 +3,8 @@ package numfmt
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 // Mode is a PTX rounding modifier.
@@ -42,7 +44,11 @@ func ParseMode(s string) (Mode, error) {
 			return Mode(i), nil
 		}
 	}
-	return NoRound, fmt.Errorf("unknown rounding mode %q (want rn, rz, rm, rp, rna, rs, rni, rzi, rmi or rpi)", s)
+	hint := ""
+	if h := suggest.Hint(s, modeNames[1:]); h != "" {
+		hint = "; " + h
+	}
+	return NoRound, fmt.Errorf("unknown rounding mode %q (want rn, rz, rm, rp, rna, rs, rni, rzi, rmi or rpi)%s", s, hint)
 }
 
 // IsInteger reports whether m rounds to an integral value.

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 // Type is a cvt instruction type: one element format, possibly packed
@@ -146,6 +148,10 @@ func (s *Spec) OutBits() int { return s.Dst.Bits }
 type SpecError struct {
 	Text string
 	Msg  string
+	// Syntax is set when the opcode does not parse (an unknown, repeated
+	// or empty modifier), as opposed to a well-formed opcode that is not a
+	// legal form.
+	Syntax bool
 }
 
 // Error returns "opcode: message".
@@ -175,9 +181,24 @@ func MustParseSpec(text string) *Spec {
 	return s
 }
 
+// specWords are the modifiers and types a cvt opcode may contain, dotted,
+// for "did you mean" hints.
+func specWords() []string {
+	words := []string{"ftz", "sat", "relu", "satfinite", "scaled::n2::ue8m0"}
+	words = append(words, modeNames[1:]...)
+	for t := range cvtTypes {
+		words = append(words, t)
+	}
+	sort.Strings(words[5:])
+	for i, w := range words {
+		words[i] = "." + w
+	}
+	return words
+}
+
 func parseSpecSyntax(text string) (*Spec, error) {
 	bad := func(format string, a ...any) error {
-		return &SpecError{Text: text, Msg: fmt.Sprintf(format, a...)}
+		return &SpecError{Text: text, Msg: fmt.Sprintf(format, a...), Syntax: true}
 	}
 	t := strings.TrimSpace(text)
 	if !strings.HasPrefix(t, "cvt.") && t != "cvt" {
@@ -222,7 +243,11 @@ func parseSpecSyntax(text string) (*Spec, error) {
 		default:
 			ty, ok := LookupType(p)
 			if !ok {
-				return nil, bad("unknown modifier or type .%s", p)
+				msg := fmt.Sprintf("unknown modifier or type .%s", p)
+				if h := suggest.Hint("."+p, specWords()); h != "" {
+					msg += " (" + h + ")"
+				}
+				return nil, bad("%s", msg)
 			}
 			types = append(types, ty)
 		}
