@@ -2,6 +2,7 @@ package desc
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -307,6 +308,12 @@ func TestParse(t *testing.T) {
 		if got, err := ParseKind(".kind::" + k.String()); err != nil || got != k {
 			t.Errorf("ParseKind(%s) = %v, %v", k, got, err)
 		}
+	}
+	if _, err := ParseKind("kind::mxf8"); err == nil || !strings.HasSuffix(err.Error(), "; did you mean mxf4?") {
+		t.Errorf("ParseKind(mxf8): %v", err)
+	}
+	if _, err := ElemBits("bf61"); err == nil || !strings.HasSuffix(err.Error(), "; did you mean bf16?") {
+		t.Errorf("ElemBits(bf61): %v", err)
 	}
 	if mn, k, err := ParseTile("64x16"); err != nil || mn != 64 || k != 16 {
 		t.Errorf("ParseTile = %d %d %v", mn, k, err)

@@ -103,7 +103,8 @@ func ElemBits(dtype string) (int, error) {
 	case "e2m1", "fp4", "f4", "s4", "u4":
 		return 4, nil
 	}
-	return 0, fmt.Errorf("unknown element type %q (want bf16, f16, tf32, f32, e4m3, e5m2, s8, u8, e2m3, e3m2 or e2m1)", dtype)
+	return 0, fmt.Errorf("unknown element type %q (want bf16, f16, tf32, f32, e4m3, e5m2, s8, u8, e2m3, e3m2 or e2m1)%s", dtype,
+		hint(strings.ToLower(strings.TrimSpace(dtype)), []string{"bf16", "f16", "tf32", "f32", "e4m3", "e5m2", "s8", "u8", "e2m3", "e3m2", "e2m1"}))
 }
 
 // ParseTile reads an operand tile "MNxK" such as "64x16" (elements).

@@ -3,6 +3,8 @@ package desc
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 // Kind is the .kind qualifier of tcgen05.mma; it selects the layout of
@@ -42,7 +44,15 @@ func ParseKind(s string) (Kind, error) {
 			return Kind(i), nil
 		}
 	}
-	return KindUnknown, fmt.Errorf("unknown tcgen05 kind %q (want one of %s)", s, strings.Join(kindNames[1:], ", "))
+	return KindUnknown, fmt.Errorf("unknown tcgen05 kind %q (want one of %s)%s", s, strings.Join(kindNames[1:], ", "), hint(t, kindNames[1:]))
+}
+
+// hint is "; did you mean X?" for a misspelt name, or "".
+func hint(name string, names []string) string {
+	if h := suggest.Hint(name, names); h != "" {
+		return "; " + h
+	}
+	return ""
 }
 
 // BlockScaled reports whether k is one of the .block_scale kinds, whose
