@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"image/color"
-	"strings"
 )
 
 // ColorBy chooses what a cell's colour encodes.
@@ -35,12 +34,8 @@ func (c ColorBy) String() string {
 
 // ParseColorBy reads a --color value.
 func ParseColorBy(s string) (ColorBy, error) {
-	for i, n := range colorNames {
-		if strings.EqualFold(s, n) {
-			return ColorBy(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown colour scheme %q (want one of %s)", s, strings.Join(colorNames, ", "))
+	i, err := lookupName("colour scheme", s, colorNames)
+	return ColorBy(max(i, 0)), err
 }
 
 // Swatch is one palette colour: an xterm-256 index for terminals and the

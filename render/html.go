@@ -72,16 +72,15 @@ var Formats = []Format{FormatText, FormatANSI, FormatJSON, FormatSVG, FormatPNG,
 
 // ParseFormat reads a --format value.
 func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
-		if strings.EqualFold(s, string(f)) {
-			return f, nil
-		}
-	}
 	names := make([]string, len(Formats))
 	for i, f := range Formats {
 		names[i] = string(f)
 	}
-	return "", fmt.Errorf("unknown format %q (want one of %s)", s, strings.Join(names, ", "))
+	i, err := lookupName("format", s, names)
+	if err != nil {
+		return "", err
+	}
+	return Formats[i], nil
 }
 
 // FormatOf picks the format from a file name's extension: .txt, .ansi or

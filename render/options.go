@@ -1,9 +1,12 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 // LabelMode chooses what an Offsets cell shows. Owner cells always show
@@ -29,12 +32,23 @@ func (l LabelMode) String() string {
 
 // ParseLabelMode reads a --label value.
 func ParseLabelMode(s string) (LabelMode, error) {
-	for i, n := range labelNames {
+	i, err := lookupName("label", s, labelNames)
+	return LabelMode(max(i, 0)), err
+}
+
+// lookupName finds s (case-insensitive) in names. The error names what was
+// looked up, lists the names and suggests the nearest.
+func lookupName(what, s string, names []string) (int, error) {
+	for i, n := range names {
 		if strings.EqualFold(s, n) {
-			return LabelMode(i), nil
+			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown label %q (want one of %s)", s, strings.Join(labelNames, ", "))
+	msg := fmt.Sprintf("unknown %s %q (want one of %s)", what, s, strings.Join(names, ", "))
+	if h := suggest.Hint(s, names); h != "" {
+		msg += "; " + h
+	}
+	return -1, errors.New(msg)
 }
 
 // Pos is a grid position.

@@ -797,3 +797,24 @@ func TestPictureLimits(t *testing.T) {
 		t.Errorf("64x256 cells at scale 1: %v", err)
 	}
 }
+
+// TestParseNamesHint: the --color, --label and --format parsers accept any
+// case and suggest the nearest name for a misspelt one.
+func TestParseNamesHint(t *testing.T) {
+	if c, err := ParseColorBy("WARP"); err != nil || c != ColorWarp {
+		t.Errorf("ParseColorBy(WARP) = %v, %v", c, err)
+	}
+	for _, c := range []struct {
+		parse func() error
+		want  string
+	}{
+		{func() error { _, err := ParseColorBy("thred"); return err }, "did you mean thread?"},
+		{func() error { _, err := ParseLabelMode("bnk"); return err }, "did you mean bank?"},
+		{func() error { _, err := ParseFormat("jsn"); return err }, "did you mean json?"},
+		{func() error { _, err := ParseFormat("qqqqqq"); return err }, "(want one of text, ansi, json, svg, png, html)"},
+	} {
+		if err := c.parse(); err == nil || !strings.HasSuffix(err.Error(), c.want) {
+			t.Errorf("%v; want it to end in %q", err, c.want)
+		}
+	}
+}
