@@ -1,7 +1,6 @@
 package render
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -44,11 +43,7 @@ func lookupName(what, s string, names []string) (int, error) {
 			return i, nil
 		}
 	}
-	msg := fmt.Sprintf("unknown %s %q (want one of %s)", what, s, strings.Join(names, ", "))
-	if h := suggest.Hint(s, names); h != "" {
-		msg += "; " + h
-	}
-	return -1, errors.New(msg)
+	return -1, fmt.Errorf("unknown %s %q (want one of %s)%s", what, s, strings.Join(names, ", "), suggest.HintSuffix(s, names))
 }
 
 // Pos is a grid position.

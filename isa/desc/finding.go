@@ -3,6 +3,8 @@ package desc
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 // Severity grades a validation finding.
@@ -104,7 +106,7 @@ func ElemBits(dtype string) (int, error) {
 		return 4, nil
 	}
 	return 0, fmt.Errorf("unknown element type %q (want bf16, f16, tf32, f32, e4m3, e5m2, s8, u8, e2m3, e3m2 or e2m1)%s", dtype,
-		hint(strings.ToLower(strings.TrimSpace(dtype)), []string{"bf16", "f16", "tf32", "f32", "e4m3", "e5m2", "s8", "u8", "e2m3", "e3m2", "e2m1"}))
+		suggest.HintSuffix(strings.ToLower(strings.TrimSpace(dtype)), []string{"bf16", "f16", "tf32", "f32", "e4m3", "e5m2", "s8", "u8", "e2m3", "e3m2", "e2m1"}))
 }
 
 // ParseTile reads an operand tile "MNxK" such as "64x16" (elements).

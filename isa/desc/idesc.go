@@ -44,15 +44,7 @@ func ParseKind(s string) (Kind, error) {
 			return Kind(i), nil
 		}
 	}
-	return KindUnknown, fmt.Errorf("unknown tcgen05 kind %q (want one of %s)%s", s, strings.Join(kindNames[1:], ", "), hint(t, kindNames[1:]))
-}
-
-// hint is "; did you mean X?" for a misspelt name, or "".
-func hint(name string, names []string) string {
-	if h := suggest.Hint(name, names); h != "" {
-		return "; " + h
-	}
-	return ""
+	return KindUnknown, fmt.Errorf("unknown tcgen05 kind %q (want one of %s)%s", s, strings.Join(kindNames[1:], ", "), suggest.HintSuffix(t, kindNames[1:]))
 }
 
 // BlockScaled reports whether k is one of the .block_scale kinds, whose

@@ -125,11 +125,7 @@ func Lookup(name string) (*Format, error) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	hint := ""
-	if h := suggest.Hint(n, names); h != "" {
-		hint = "; " + h
-	}
-	return nil, fmt.Errorf("unknown number format %q (known: %s)%s", name, strings.Join(names, " "), hint)
+	return nil, fmt.Errorf("unknown number format %q (known: %s)%s", name, strings.Join(names, " "), suggest.HintSuffix(n, names))
 }
 
 // String returns the format's name.

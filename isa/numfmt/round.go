@@ -44,11 +44,7 @@ func ParseMode(s string) (Mode, error) {
 			return Mode(i), nil
 		}
 	}
-	hint := ""
-	if h := suggest.Hint(s, modeNames[1:]); h != "" {
-		hint = "; " + h
-	}
-	return NoRound, fmt.Errorf("unknown rounding mode %q (want rn, rz, rm, rp, rna, rs, rni, rzi, rmi or rpi)%s", s, hint)
+	return NoRound, fmt.Errorf("unknown rounding mode %q (want rn, rz, rm, rp, rna, rs, rni, rzi, rmi or rpi)%s", s, suggest.HintSuffix(s, modeNames[1:]))
 }
 
 // IsInteger reports whether m rounds to an integral value.

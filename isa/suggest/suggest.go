@@ -83,3 +83,12 @@ func Hint(name string, candidates []string) string {
 	}
 	return "did you mean " + strings.Join(near[:len(near)-1], ", ") + " or " + near[len(near)-1] + "?"
 }
+
+// HintSuffix is Hint as the end of a message: "; did you mean e4m3?", or
+// "" when no candidate is near.
+func HintSuffix(name string, candidates []string) string {
+	if h := Hint(name, candidates); h != "" {
+		return "; " + h
+	}
+	return ""
+}

@@ -49,6 +49,12 @@ func TestHint(t *testing.T) {
 			t.Errorf("Hint(%q) = %q, want %q", c.name, got, c.want)
 		}
 	}
+	if got := HintSuffix("f61", formats); got != "; did you mean f16?" {
+		t.Errorf("HintSuffix(f61) = %q", got)
+	}
+	if got := HintSuffix("zzzzzz", formats); got != "" {
+		t.Errorf("HintSuffix(zzzzzz) = %q", got)
+	}
 	if got := Closest("ab", []string{"abc", "abd", "xy"}, 1, 2); !reflect.DeepEqual(got, []string{"abc"}) {
 		t.Errorf("Closest keeps %v, want only the first of the tie", got)
 	}
