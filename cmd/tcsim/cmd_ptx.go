@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 func init() {
@@ -235,7 +237,8 @@ func runPtxOpcodes(e *env, _ any, args []string) error {
 	if len(args) == 1 {
 		filter = args[0]
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 8, 2, ' ', 0)
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "OPCODE\tFAMILY\tTARGET\tFORMS")
 	n := 0
 	for _, op := range ptx.Opcodes() {
@@ -263,7 +266,8 @@ func runPtxOpcodes(e *env, _ any, args []string) error {
 	}
 	tw.Flush()
 	if n == 0 {
-		return fmt.Errorf("no opcode matches %q", filter)
+		return fmt.Errorf("no opcode matches %q%s", filter, suggest.HintSuffix(filter, ptx.Opcodes()))
 	}
-	return nil
+	_, err := e.stdout.Write(b.Bytes())
+	return err
 }

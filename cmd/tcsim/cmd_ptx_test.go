@@ -122,4 +122,7 @@ func TestPtxOpcodes(t *testing.T) {
 	if code, _, errs := runCLI(t, "ptx", "opcodes", "nosuchthing"); code != 1 || !strings.Contains(errs, "no opcode matches") {
 		t.Errorf("opcodes filter: exit %d %q", code, errs)
 	}
+	if code, out, errs := runCLI(t, "ptx", "opcodes", "wgmma.fense"); code != 1 || out != "" || !strings.HasSuffix(strings.TrimSpace(errs), "did you mean wgmma.fence?") {
+		t.Errorf("misspelt opcode: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 // Lang is a language Emit writes programs in.
@@ -35,7 +37,7 @@ func ParseLang(s string) (Lang, error) {
 	case "go", "golang":
 		return Go, nil
 	}
-	return "", fmt.Errorf("unknown language %q (want c, ptx, python or go)", s)
+	return "", fmt.Errorf("unknown language %q (want c, ptx, python or go)%s", s, suggest.HintSuffix(s, []string{"c", "ptx", "python", "go"}))
 }
 
 // wide reports whether the program needs 64-bit integers.
