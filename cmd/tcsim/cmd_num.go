@@ -92,7 +92,13 @@ runs it. REGEXP filters by opcode text.`,
 		run:  groupRun("num probe"),
 	})
 	register(&command{
-		name: "num probe ptx", args: "OPCODE", summary: "print a cvt probe's PTX kernel and input set",
+		name: "num probe ptx", args: "[--random N] OPCODE", summary: "print a cvt probe's PTX kernel and input set",
+		help: `Prints the PTX kernel that 'tcsim num probe run' runs for OPCODE, and a
+comment line with its launch shape and input sizes. The inputs are every
+edge case of the source format plus --random random ones (every pattern
+for sources of at most 16 bits).
+
+  tcsim num probe ptx cvt.rn.satfinite.e4m3x2.f32`,
 		setup: func(fs *flag.FlagSet) any {
 			return fs.Int("random", 1<<20, "random cases for inputs wider than 16 bits")
 		},
@@ -129,6 +135,11 @@ output buffer with the model's.`,
 	register(&command{
 		name: "num probe legality", args: "[--ptxas PATH] [--keep DIR]",
 		summary: "compile legal and illegal cvt opcodes with ptxas and compare with the table",
+		help: `Writes one small kernel for every legal cvt opcode on every target the table
+allows, and for illegal ones (wrong target, PTX version or modifier), runs
+ptxas on each and prints every case where ptxas and the table disagree.
+Cases that need a newer PTX ISA than --max-ptx are skipped.
+Exit status 1 when ptxas disagrees with the table on any case.`,
 		setup: func(fs *flag.FlagSet) any {
 			o := &legalityOpts{}
 			fs.StringVar(&o.ptxas, "ptxas", "ptxas", "the ptxas to run")
@@ -847,6 +858,9 @@ func runNumProbeLegality(e *env, opts any, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%d cases: ptxas agrees with the table on %d, disagrees on %d; %d cases need PTX newer than %d.%d and were skipped\n",
 		len(cases), agree, disagree, skipped, o.maxPTX/10, o.maxPTX%10)
+	if disagree > 0 {
+		return fmt.Errorf("ptxas disagrees with the legality table on %d of %d cases", disagree, len(cases))
+	}
 	return nil
 }
 

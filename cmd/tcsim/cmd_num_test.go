@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,5 +59,21 @@ func TestNumProbeCheck(t *testing.T) {
 	code, out, errs := runCLI(t, "num", "probe", "check", "--filter", `^cvt\.rn\.satfinite\.e4m3x2\.`, "../../fixtures/numfmt/cvt_sm90a.rec.gz")
 	if code != 0 || !strings.Contains(out, "2 records replayed, 0 differ") {
 		t.Errorf("exit %d:\n%s%s", code, out, errs)
+	}
+}
+
+// TestNumProbeLegalityDisagreement: a ptxas that accepts everything
+// disagrees with the table on every illegal case, and the command exits 1.
+func TestNumProbeLegalityDisagreement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a fake ptxas some 2000 times")
+	}
+	fake := filepath.Join(t.TempDir(), "ptxas")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "num", "probe", "legality", "--ptxas", fake, "--jobs", "4")
+	if code != 1 || !strings.Contains(out, "DISAGREE cvt.") || !strings.Contains(errs, "ptxas disagrees with the legality table on") {
+		t.Errorf("exit %d\nstdout (end): %s\nstderr: %s", code, out[max(0, len(out)-300):], errs)
 	}
 }
