@@ -1,6 +1,8 @@
 package main
 
 import (
+	"flag"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -29,5 +31,37 @@ func TestGroupCommands(t *testing.T) {
 		if strings.Contains(errs, "did you mean") != strings.Contains(strings.Join(c.want, " "), "did you mean") {
 			t.Errorf("%v: unexpected suggestion in %q", c.args, errs)
 		}
+	}
+}
+
+// TestHelpComplete: every command of these groups has a help text, every
+// flag a usage line, and --help prints both and exits 0.
+func TestHelpComplete(t *testing.T) {
+	mine := regexp.MustCompile(`^(atoms|bitmath|desc|gpu|layout|num|ptx|record|render)( |$)`)
+	for name, c := range commands {
+		if !mine.MatchString(name) || name == "layout eval" {
+			continue
+		}
+		if c.help == "" || c.summary == "" {
+			t.Errorf("%s: no help text or summary", name)
+		}
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		if c.setup != nil {
+			c.setup(fs)
+		}
+		fs.VisitAll(func(f *flag.Flag) {
+			if strings.TrimSpace(f.Usage) == "" {
+				t.Errorf("%s: flag --%s has no usage text", name, f.Name)
+			}
+		})
+		code, out, _ := runCLI(t, append(strings.Fields(name), "--help")...)
+		if code != 0 || !strings.HasPrefix(out, "usage: tcsim "+name) {
+			t.Errorf("%s --help: exit %d, output %.80q", name, code, out)
+		}
+		fs.VisitAll(func(f *flag.Flag) {
+			if !strings.Contains(out, "-"+f.Name) {
+				t.Errorf("%s --help does not list -%s", name, f.Name)
+			}
+		})
 	}
 }
