@@ -101,35 +101,32 @@ func init() {
 	def("memory", "stackrestore", nil, F(".u32|u64", "a=r"))
 
 	// ---- integer arithmetic ----
-	def("integer", "add", nil,
+	// The floating-point forms add, sub and mul share (fresh Forms for each).
+	fpArith := func(more ...*Form) []*Form {
+		return append([]*Form{
+			F("{.$rnd}{.ftz}{.sat}.f32", "d=r, a=ri, b=ri"),
+			F("{.$rnd}{.ftz}.f32x2", "d=r, a=r, b=r"),
+			F("{.$rnd}.f64", "d=r, a=ri, b=ri"),
+			F("{.rn}{.ftz}{.sat}.f16|f16x2", "d=r, a=ri, b=ri"),
+			F("{.rn}.bf16|bf16x2", "d=r, a=ri, b=ri"),
+		}, more...)
+	}
+	mixedF32 := func() *Form { return F("{.$rnd}{.sat}.f32.f16|bf16", "d=r, a=ri:1, c=ri:0") }
+	def("integer", "add", nil, append([]*Form{
 		F("{.cc}.$int", "d=r, a=ri, b=ri"),
 		F(".u16x2|s16x2", "d=r, a=ri, b=ri"),
 		F(".sat.s32", "d=r, a=ri, b=ri"),
-		F("{.$rnd}{.ftz}{.sat}.f32", "d=r, a=ri, b=ri"),
-		F("{.$rnd}{.ftz}.f32x2", "d=r, a=r, b=r"),
-		F("{.$rnd}.f64", "d=r, a=ri, b=ri"),
-		F("{.rn}{.ftz}{.sat}.f16|f16x2", "d=r, a=ri, b=ri"),
-		F("{.rn}.bf16|bf16x2", "d=r, a=ri, b=ri"),
-		F("{.$rnd}{.sat}.f32.f16|bf16", "d=r, a=ri:1, c=ri:0"))
-	def("integer", "sub", nil,
+	}, fpArith(mixedF32())...)...)
+	def("integer", "sub", nil, append([]*Form{
 		F("{.cc}.$int", "d=r, a=ri, b=ri"),
 		F(".sat.s32", "d=r, a=ri, b=ri"),
-		F("{.$rnd}{.ftz}{.sat}.f32", "d=r, a=ri, b=ri"),
-		F("{.$rnd}{.ftz}.f32x2", "d=r, a=r, b=r"),
-		F("{.$rnd}.f64", "d=r, a=ri, b=ri"),
-		F("{.rn}{.ftz}{.sat}.f16|f16x2", "d=r, a=ri, b=ri"),
-		F("{.rn}.bf16|bf16x2", "d=r, a=ri, b=ri"),
-		F("{.$rnd}{.sat}.f32.f16|bf16", "d=r, a=ri:1, c=ri:0"))
+	}, fpArith(mixedF32())...)...)
 	def("integer", "addc", nil, F("{.cc}.u32|s32|u64|s64", "d=r, a=ri, b=ri"))
 	def("integer", "subc", nil, F("{.cc}.u32|s32|u64|s64", "d=r, a=ri, b=ri"))
-	def("integer", "mul", nil,
+	def("integer", "mul", nil, append([]*Form{
 		F(".hi|lo.$int", "d=r, a=ri, b=ri"),
 		F(".wide.$int32", "d=r:0w, a=ri, b=ri"),
-		F("{.$rnd}{.ftz}{.sat}.f32", "d=r, a=ri, b=ri"),
-		F("{.$rnd}{.ftz}.f32x2", "d=r, a=r, b=r"),
-		F("{.$rnd}.f64", "d=r, a=ri, b=ri"),
-		F("{.rn}{.ftz}{.sat}.f16|f16x2", "d=r, a=ri, b=ri"),
-		F("{.rn}.bf16|bf16x2", "d=r, a=ri, b=ri"))
+	}, fpArith()...)...)
 	def("integer", "mad", nil,
 		F("{.cc}.hi|lo.$int", "d=r, a=ri, b=ri, c=ri"),
 		F(".wide.$int32", "d=r:0w, a=ri, b=ri, c=ri:0w"),
