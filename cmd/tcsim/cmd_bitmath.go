@@ -183,18 +183,7 @@ func bitmathMap(src string, f *bitmathFlags) (bitmath.Map, []string, error) {
 
 // atomMap builds the map of a catalog atom and its header lines.
 func atomMap(a catalog.Atom) (bitmath.Map, []string, error) {
-	var m bitmath.Map
-	var err error
-	switch a.Kind {
-	case catalog.KindTV:
-		m = bitmath.FromTV(a.Name, a.TV)
-	case catalog.KindSMEM:
-		m, err = bitmath.FromOffsets(a.Name, a.Rows, a.Cols, a.Offsets)
-	case catalog.KindTMEM:
-		m, err = bitmath.FromTMEM(a.Name, a.Rows, a.Cols, a.Offsets)
-	default:
-		return bitmath.Map{}, nil, fmt.Errorf("atom %s: kind %v has no F2 view", a.Name, a.Kind)
-	}
+	m, err := bitmath.FromAtom(a)
 	if err != nil {
 		return bitmath.Map{}, nil, err
 	}

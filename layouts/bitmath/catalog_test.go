@@ -12,18 +12,7 @@ import (
 // atomMap builds the F2-viewable map of a catalog atom, as the CLI does.
 func atomMap(t testing.TB, a catalog.Atom) bitmath.Map {
 	t.Helper()
-	var m bitmath.Map
-	var err error
-	switch a.Kind {
-	case catalog.KindTV:
-		m = bitmath.FromTV(a.Name, a.TV)
-	case catalog.KindSMEM:
-		m, err = bitmath.FromOffsets(a.Name, a.Rows, a.Cols, a.Offsets)
-	case catalog.KindTMEM:
-		m, err = bitmath.FromTMEM(a.Name, a.Rows, a.Cols, a.Offsets)
-	default:
-		t.Fatalf("%s: unknown kind %v", a.Name, a.Kind)
-	}
+	m, err := bitmath.FromAtom(a)
 	if err != nil {
 		t.Fatalf("%s: %v", a.Name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/tcsim/tcsim/layouts"
+	"github.com/tcsim/tcsim/layouts/catalog"
 )
 
 // Field is one integer variable of a map's domain or codomain, taking the
@@ -214,6 +215,21 @@ func FromTV(name string, tv layouts.TV) Map {
 		Desc:  fmt.Sprintf("(tid, v) -> (row, col): %d threads x %d values over a %dx%d tile", tv.Threads(), tv.Values(), tv.Rows, tv.Cols),
 		Modes: []layouts.IntTuple{tv.Layout.Shape.Mode(0), tv.Layout.Shape.Mode(1)},
 	}
+}
+
+// FromAtom returns the map of a catalog atom: (tid, v) → (row, col) for a
+// thread-value atom, (row, col) → offset for a shared-memory layout and
+// (row, col) → taddr for a TMEM placement.
+func FromAtom(a catalog.Atom) (Map, error) {
+	switch a.Kind {
+	case catalog.KindTV:
+		return FromTV(a.Name, a.TV), nil
+	case catalog.KindSMEM:
+		return FromOffsets(a.Name, a.Rows, a.Cols, a.Offsets)
+	case catalog.KindTMEM:
+		return FromTMEM(a.Name, a.Rows, a.Cols, a.Offsets)
+	}
+	return Map{}, fmt.Errorf("atom %s: kind %v has no F2 view", a.Name, a.Kind)
 }
 
 // FromTVLayout returns the map (tid, v) → (row, col) of plain layout l
