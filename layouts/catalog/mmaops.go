@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -38,7 +39,7 @@ func MMAOperands(spec string) (a, b, c Atom, err error) {
 	}
 	byOp := map[string][]Atom{}
 	for _, x := range All() {
-		if op := OperandOf(x); op != "" && x.Family == family && (shape == "" || hasString(x.Shapes, shape)) {
+		if op := OperandOf(x); op != "" && x.Family == family && (shape == "" || slices.Contains(x.Shapes, shape)) {
 			byOp[op] = append(byOp[op], x)
 		}
 	}
@@ -105,16 +106,7 @@ func commonShape(xs ...Atom) bool {
 		}
 	}
 	for _, s := range xs[0].Shapes {
-		if hasString(xs[1].Shapes, s) && hasString(xs[2].Shapes, s) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
+		if slices.Contains(xs[1].Shapes, s) && slices.Contains(xs[2].Shapes, s) {
 			return true
 		}
 	}
