@@ -311,8 +311,13 @@ func (o *descFlags) context() (desc.Context, error) {
 	return ctx, nil
 }
 
+// idescContext checks the flags of an instruction descriptor and turns
+// them into a checking context and the kind.
 func (o *descFlags) idescContext() (desc.IDescContext, desc.Kind, error) {
 	ctx := desc.IDescContext{CTAGroup: o.ctaGroup, WS: o.ws}
+	if o.draw {
+		return ctx, 0, usagef("--draw applies to shared-memory descriptors, not --idesc")
+	}
 	if o.ctaGroup != 0 && o.ctaGroup != 1 && o.ctaGroup != 2 {
 		return ctx, 0, usagef("--cta-group: %d is not 1 or 2", o.ctaGroup)
 	}
@@ -349,9 +354,6 @@ func runDesc(e *env, opts any, args []string) error {
 		ictx, k, err := o.idescContext()
 		if err != nil {
 			return err
-		}
-		if o.draw {
-			return usagef("--draw applies to shared-memory descriptors, not --idesc")
 		}
 		v32, vnote, err := idescWord(v)
 		if err != nil {
@@ -519,9 +521,6 @@ func runEncodeIDesc(e *env, o *descFlags) error {
 	ictx, k, err := o.idescContext()
 	if err != nil {
 		return err
-	}
-	if o.draw {
-		return usagef("--draw applies to shared-memory descriptors, not --idesc")
 	}
 	spec := desc.IDescSpec{Kind: k, D: o.dtype, A: o.atype, B: o.btype, M: o.m, N: o.n,
 		Sparse: o.sparse, SparseSelector: o.sparseID, Saturate: o.saturate, NegateA: o.negA, NegateB: o.negB,
