@@ -95,7 +95,7 @@ func (d *Device) Run(name string, ptx []byte, l *fixtures.Launch, opt RunOptions
 	for _, p := range b.Params {
 		if m := p.Param.TMap; m != nil {
 			j, _ := b.Resolve(m.Buffer)
-			if end := m.Offset + m.Extent(); end > uint64(len(contents[j])) {
+			if end := m.End(); end > uint64(len(contents[j])) {
 				return nil, fmt.Errorf("param %s: the tensor map spans bytes [%d, %d) of buffer %s, which has %d bytes",
 					p.Label(), m.Offset, end, slots[j].Label(), len(contents[j]))
 			}
