@@ -137,10 +137,29 @@ func runRun(e *env, opts any, args []string) error {
 			fmt.Fprintln(w, "  note: sm_100a (tcgen05, Tensor Memory) semantics and arithmetic are modelled from the ISA and public evidence: not hardware-verified")
 		}
 		if pcs := m.ApproxPCs(); len(pcs) > 0 {
-			var where []string
+			type span struct{ n, lo, hi int }
+			spans := map[string]*span{}
+			var names []string
 			for _, pc := range pcs {
 				in := &p.Insts[pc]
-				where = append(where, fmt.Sprintf("%s (line %d)", in.PTX.Opcode+dotMods(in), in.Line))
+				name := in.PTX.Opcode + dotMods(in)
+				s := spans[name]
+				if s == nil {
+					s = &span{lo: in.Line}
+					spans[name] = s
+					names = append(names, name)
+				}
+				s.n++
+				s.lo, s.hi = min(s.lo, in.Line), max(s.hi, in.Line)
+			}
+			var where []string
+			for _, n := range names {
+				s := spans[n]
+				if s.n == 1 {
+					where = append(where, fmt.Sprintf("%s (line %d)", n, s.lo))
+				} else {
+					where = append(where, fmt.Sprintf("%s ×%d (lines %d-%d)", n, s.n, s.lo, s.hi))
+				}
 			}
 			fmt.Fprintf(w, "  note: not bit-exact: %s computed in float64 (the hardware's approximation differs in the last bits)\n", strings.Join(where, ", "))
 		}
@@ -165,6 +184,14 @@ func runRun(e *env, opts any, args []string) error {
 		return fmt.Errorf("%d hazard(s) found", nErr)
 	}
 	return nil
+}
+
+// short abbreviates long instructions (wgmma's operand lists).
+func short(s string) string {
+	if len(s) <= 72 {
+		return s
+	}
+	return s[:69] + "..."
 }
 
 func orDash(s string) string {
@@ -266,15 +293,15 @@ func runStepper(w io.Writer, m *sim.Machine, o *runOpts) (bool, error) {
 		fmt.Fprintf(w, "finished after %d warp-instructions without reaching the stop\n", ev.Steps)
 		return false, nil
 	case sim.StopBreakpoint:
-		fmt.Fprintf(w, "stopped at the breakpoint %s before %s (CTA %v warp %d) after %d warp-instructions\n", ev.Pos, ev.Inst, ev.CTA, ev.Warp, ev.Steps)
+		fmt.Fprintf(w, "stopped at the breakpoint %s before %s (CTA %v warp %d) after %d warp-instructions\n", ev.Pos, short(ev.Inst), ev.CTA, ev.Warp, ev.Steps)
 	case sim.StopHazard:
-		fmt.Fprintf(w, "stopped after a hazard at %s, %s (CTA %v warp %d) after %d warp-instructions\n", ev.Pos, ev.Inst, ev.CTA, ev.Warp, ev.Steps)
+		fmt.Fprintf(w, "stopped after a hazard at %s, %s (CTA %v warp %d) after %d warp-instructions\n", ev.Pos, short(ev.Inst), ev.CTA, ev.Warp, ev.Steps)
 	}
 	fmt.Fprintln(w, "warps:")
 	for _, ws := range st.Warps() {
 		where := "exited"
 		if ws.State != "done" {
-			where = fmt.Sprintf("%s: %s", ws.Pos, ws.Inst)
+			where = fmt.Sprintf("%s: %s", ws.Pos, short(ws.Inst))
 		}
 		fmt.Fprintf(w, "  CTA %v warp %2d  %-7s lanes %#08x  %s\n", ws.CTA, ws.Warp, ws.State, ws.Active, where)
 		if ws.Wait != "" {
