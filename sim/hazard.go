@@ -143,7 +143,14 @@ func (m *Machine) hazard(h Hazard) {
 	}
 	k := hazardKey{h.Kind, h.PC, h.Related.Pos}
 	if i, ok := hs.byKey[k]; ok {
-		hs.list[i].Count++
+		// Keep the first instance in grid order as the representative, so
+		// that reports do not depend on which CTA ran first.
+		old := &hs.list[i]
+		if m.ctaLess(h, *old) {
+			h.Count = old.Count
+			*old = h
+		}
+		old.Count++
 		return
 	}
 	h.Count = 1
@@ -155,6 +162,15 @@ func (m *Machine) hazard(h Hazard) {
 	if m.stepper != nil {
 		m.stepper.onHazard(h)
 	}
+}
+
+func (m *Machine) ctaLess(a, b Hazard) bool {
+	la := a.CTA[0] + m.Grid[0]*(a.CTA[1]+m.Grid[1]*a.CTA[2])
+	lb := b.CTA[0] + m.Grid[0]*(b.CTA[1]+m.Grid[1]*b.CTA[2])
+	if la != lb {
+		return la < lb
+	}
+	return a.Warp < b.Warp
 }
 
 // Hazards returns the findings sorted by position, errors first.

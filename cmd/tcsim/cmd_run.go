@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -167,6 +168,10 @@ func runRun(e *env, opts any, args []string) error {
 	hazards := m.Hazards()
 	nErr := printHazards(w, hazards, o.check)
 	if runErr != nil {
+		var dl *sim.DeadlockError
+		if errors.As(runErr, &dl) {
+			return errors.New("deadlock: no warp can make progress (the hazard above says where each warp waits)")
+		}
 		return runErr
 	}
 	if stopped {
