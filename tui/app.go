@@ -10,8 +10,9 @@ import (
 	"charm.land/lipgloss/v2"
 )
 
-// view is one screen of the app, selected by its tab. The kernel stepper
-// will be one more implementation, appended to the list in New.
+// view is one screen of the app, selected by its tab: the explorer, the
+// bitmath panel, the swizzle view, the descriptor view and the kernel
+// stepper, in the order of the list in New.
 //
 // The app owns the top line (tabs), the status line and the help at the
 // bottom; a view draws the body between them. Key and mouse messages reach
@@ -83,11 +84,12 @@ func digitKeys(n int) []string {
 }
 
 // The view names Config.View accepts, in tab order.
-var viewNames = []string{"layout", "bitmath", "swizzle", "desc"}
+var viewNames = []string{"layout", "bitmath", "swizzle", "desc", "stepper"}
 
 // Config sets up the app.
 type Config struct {
-	// View is the view to open: layout, bitmath, swizzle or desc.
+	// View is the view to open: layout, bitmath, swizzle, desc or stepper
+	// (the default when Kernel or Trace is set).
 	View string
 	// Subject is the explorer's first atom or layout (a catalog name, CuTe
 	// notation, or an MMA shape such as mma.sync.m16n8k16 with MMA set).
@@ -100,6 +102,10 @@ type Config struct {
 	SMEM string
 	// Desc is the descriptor view's first value (hex).
 	Desc string
+	// Kernel is the PTX kernel and launch the stepper simulates.
+	Kernel *KernelConfig
+	// Trace is a trace file (tcsim run --trace) the stepper replays.
+	Trace string
 	// NoColor draws without colours (NO_COLOR): reverse video and
 	// underlines still mark the cursor and the selected thread.
 	NoColor bool
@@ -121,9 +127,13 @@ func New(cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	sv, err := newStepperView(cfg.Kernel, cfg.Trace)
+	if err != nil {
+		return nil, err
+	}
 	m := &Model{
 		st:    st,
-		views: []view{ex, newBitmathView(st), sw, dv},
+		views: []view{ex, newBitmathView(st), sw, dv, sv},
 		help:  help.New(),
 		color: !cfg.NoColor,
 		w:     80, h: 24,
@@ -131,6 +141,9 @@ func New(cfg Config) (*Model, error) {
 	m.keys = newAppKeys(len(m.views))
 	m.help.Styles = helpStyles()
 	m.help.ShortSeparator = " · "
+	if cfg.View == "" && (cfg.Kernel != nil || cfg.Trace != "") {
+		cfg.View = "stepper"
+	}
 	if cfg.View != "" {
 		i := indexOf(viewNames, strings.ToLower(cfg.View))
 		if i < 0 {

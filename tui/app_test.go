@@ -181,21 +181,21 @@ func TestQuit(t *testing.T) {
 
 func TestTabs(t *testing.T) {
 	m := snapshot(t, Config{}, 80, 24, "")
-	for i, want := range []string{"Bitmath of", "Swizzle & banks", "Descriptor 0x", "wgmma.m64n64.d.f32  64x64"} {
+	for i, want := range []string{"Bitmath of", "Swizzle & banks", "Descriptor 0x", "No kernel is open", "wgmma.m64n64.d.f32  64x64"} {
 		m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
 		if !strings.Contains(m.Plain(), want) {
 			t.Errorf("after %d tabs the screen lacks %q", i+1, want)
 		}
 	}
 	m.Update(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
-	if m.active != 3 {
-		t.Errorf("shift+tab: view %d, want 3", m.active)
+	if m.active != 4 {
+		t.Errorf("shift+tab: view %d, want 4", m.active)
 	}
 	m.Update(tea.KeyPressMsg{Code: '3', Text: "3"})
 	if m.active != 2 {
 		t.Errorf("3: view %d, want 2", m.active)
 	}
-	if _, err := New(Config{View: "stepper"}); err == nil || !strings.Contains(err.Error(), "layout, bitmath, swizzle, desc") {
+	if _, err := New(Config{View: "steper"}); err == nil || !strings.Contains(err.Error(), "layout, bitmath, swizzle, desc, stepper") {
 		t.Errorf("unknown view: %v", err)
 	}
 }

@@ -12,7 +12,9 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/render"
+	"github.com/tcsim/tcsim/sim"
 	"github.com/tcsim/tcsim/tui"
 )
 
@@ -20,6 +22,11 @@ type tuiFlags struct {
 	view, smem, desc, snapshot, size, keys string
 	mma, noColor                           bool
 	scale                                  int
+
+	// the kernel stepper
+	run, trace, schedule string
+	seed                 uint64
+	launch               fixtures.LaunchFlags
 }
 
 func init() {
@@ -49,11 +56,30 @@ keys, switches between them; ? lists every key; q quits):
   4 Descriptor  paste a descriptor (e) or edit its fields (arrows); decoded
                 fields, validation findings, and the core matrices it reads
                 drawn over the operand tile or the shared-memory bytes (v).
+  5 Stepper     a PTX kernel simulated instruction by instruction (--run and
+                --launch), or a trace replayed (--trace): the source with each
+                warp's next line, the selected thread's registers, the
+                fragment of the wgmma/ldmatrix/tcgen05 operand with its
+                values, shared memory, Tensor Memory, async operations in
+                flight with the mbarrier phases, the warps, and the hazards
+                (selecting one jumps to its line). s steps the next warp, w
+                the selected warp, r runs to a breakpoint (b toggles one on
+                the source line), h runs to the next hazard, p steps back
+                (re-simulating from the start), t/T and >/< pick the thread
+                and warp, ]/[ the pane, f the focus, z zooms a pane.
 
 Mouse: a click selects a cell or a tab, the wheel scrolls (shift+wheel
 sideways). NO_COLOR (or --no-color) draws without colours; the cursor and
 the selected thread's cells are still marked with reverse video and
 underlines.
+
+The stepper takes the launch description of 'tcsim run': --run KERNEL.ptx
+(or the launch file's "ptx"), --launch FILE, and --kernel, --grid, --block,
+--cluster, --param and --buffer overriding it (the dynamic shared memory comes
+from the launch file). It simulates one CTA at a time, in grid order: --grid 1
+keeps a session short. --trace FILE replays a trace written by 'tcsim run
+--trace FILE --trace-values' without running anything: the panes show what
+the trace holds (no memory contents).
 
 --snapshot FILE draws one screen without a terminal, after the keys of
 --keys, at --size: FILE.png is a picture drawn by tcsim's own renderer (the
@@ -68,10 +94,13 @@ Examples:
   tcsim tui wgmma.m64n256.d.f32
   tcsim tui --mma mma.sync.m16n8k16
   tcsim tui --view desc --desc 0x4000004000010040
-  tcsim tui --view swizzle --snapshot swizzle.png --size 120x36 --keys 'a a ]'`,
+  tcsim tui --view swizzle --snapshot swizzle.png --size 120x36 --keys 'a a ]'
+  tcsim tui --launch fixtures/sim/launch/gemm_tma_wgmma.json --grid 1
+  tcsim tui --run fixtures/sim/broken/gemm_missing_fence.ptx --launch fixtures/sim/launch/gemm_tma_wgmma.json --grid 1
+  tcsim run --launch fixtures/sim/launch/gemm_tma_wgmma.json --grid 1 --trace run.jsonl --trace-values && tcsim tui --trace run.jsonl`,
 		setup: func(fs *flag.FlagSet) any {
 			f := &tuiFlags{}
-			fs.StringVar(&f.view, "view", "", "the view to open: layout, bitmath, swizzle or desc")
+			fs.StringVar(&f.view, "view", "", "the view to open: layout, bitmath, swizzle, desc or stepper")
 			fs.BoolVar(&f.mma, "mma", false, "open the layout view on the MMA of ATOM (A, B and C together), e.g. --mma mma.sync.m16n8k16")
 			fs.StringVar(&f.smem, "smem", "", "the swizzle view's shared-memory layout: an smem atom or 'LAYOUT bBITS' (default "+tui.DefaultSMEM+")")
 			fs.StringVar(&f.desc, "desc", "", "the descriptor view's value, hex with 0x (default "+tui.DefaultDesc+")")
@@ -80,6 +109,17 @@ Examples:
 			fs.StringVar(&f.keys, "keys", "", "keys to press before --snapshot takes the screen, e.g. 'tab \"e\" down'")
 			fs.IntVar(&f.scale, "scale", 2, "pixel scale of a --snapshot PNG")
 			fs.BoolVar(&f.noColor, "no-color", false, "draw without colours (as NO_COLOR does)")
+			fs.StringVar(&f.run, "run", "", "open the stepper on the PTX `KERNEL` (with --launch)")
+			fs.StringVar(&f.trace, "trace", "", "open the stepper on a trace `FILE` written by tcsim run --trace")
+			fs.StringVar(&f.schedule, "schedule", "lazy", "the stepper's schedule `mode`: lazy, latest, eager or random")
+			fs.Uint64Var(&f.seed, "seed", 1, "seed of the random schedule")
+			fs.StringVar(&f.launch.File, "launch", "", "the stepper's JSON launch `file` (as for tcsim run)")
+			fs.Var(&f.launch.Kernel, "kernel", "the .entry `name` to launch")
+			fs.Var(&f.launch.Grid, "grid", "grid shape `X,Y,Z` (overrides the launch file)")
+			fs.Var(&f.launch.Block, "block", "block shape `X,Y,Z`")
+			fs.Var(&f.launch.Cluster, "cluster", "cluster shape `X,Y,Z`")
+			fs.Var(&f.launch.Params, "param", "a kernel parameter `spec` (as for tcsim run)")
+			fs.Var(&f.launch.Buffers, "buffer", "a device buffer `NAME=buf:...` that is not a parameter")
 			return f
 		},
 		run: func(e *env, opts any, args []string) error { return runTUI(e, opts.(*tuiFlags), args) },
@@ -94,6 +134,9 @@ func runTUI(e *env, f *tuiFlags, args []string) error {
 		SMEM:    f.smem,
 		Desc:    f.desc,
 		NoColor: f.noColor || e.getenv("NO_COLOR") != "",
+	}
+	if err := stepperConfig(&cfg, f); err != nil {
+		return err
 	}
 	if cfg.MMA && cfg.Subject == "" {
 		return usagef("--mma needs an operand atom or an instruction shape, e.g. tcsim tui --mma mma.sync.m16n8k16")
@@ -118,6 +161,38 @@ func runTUI(e *env, f *tuiFlags, args []string) error {
 		}
 		return err
 	}
+	return nil
+}
+
+// stepperConfig reads the stepper's flags: a kernel and its launch, or a
+// trace file.
+func stepperConfig(cfg *tui.Config, f *tuiFlags) error {
+	kernel := f.run != "" || f.launch.File != ""
+	if !kernel {
+		if f.launch.Kernel.String() != "" || f.launch.Grid.String() != "" || f.launch.Block.String() != "" ||
+			f.launch.Cluster.String() != "" || len(f.launch.Params) > 0 || len(f.launch.Buffers) > 0 {
+			return usagef("--kernel, --grid, --block, --cluster, --param and --buffer describe the stepper's launch: give --run KERNEL.ptx or --launch FILE too")
+		}
+	}
+	if kernel && f.trace != "" {
+		return usagef("--trace replays a trace; --run and --launch simulate a kernel: give one or the other")
+	}
+	if _, err := sim.ParseSchedule(f.schedule); err != nil {
+		return usagef("--schedule: %v", err)
+	}
+	cfg.Trace = f.trace
+	if !kernel {
+		return nil
+	}
+	var args []string
+	if f.run != "" {
+		args = []string{f.run}
+	}
+	path, src, l, _, err := prepareLaunch(&f.launch, args)
+	if err != nil {
+		return err
+	}
+	cfg.Kernel = &tui.KernelConfig{Path: path, Source: src, Launch: l, Schedule: f.schedule, Seed: f.seed}
 	return nil
 }
 

@@ -79,7 +79,7 @@ func TestTUIErrors(t *testing.T) {
 	}{
 		{nil, 2, "the explorer needs a terminal"},
 		{[]string{"tui"}, 2, "the explorer needs a terminal"},
-		{[]string{"tui", "--view", "stepper", "--snapshot", "-"}, 2, `unknown view "stepper"`},
+		{[]string{"tui", "--view", "steper", "--snapshot", "-"}, 2, `unknown view "steper"`},
 		{[]string{"tui", "--snapshot", "-", "wgmma.m64n64.d.f33"}, 2, "nearest: wgmma.m64n64.d.f32"},
 		{[]string{"tui", "--snapshot", "-", "(8,8):(8,1"}, 2, "unclosed '('"},
 		{[]string{"tui", "--snapshot", "-", "--size", "10x5"}, 2, "--size"},

@@ -1,0 +1,863 @@
+package tui
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/sim"
+)
+
+// traceBackend replays a trace written by `tcsim run --trace FILE`
+// (sim/trace.go): the instructions each warp executed, the registers they
+// wrote (with --trace-values), asynchronous issues and completions,
+// mbarrier phase changes and hazards. A position is a number of records
+// applied; a step applies records up to and including the next
+// instruction. Going forwards updates the state in place; going back
+// rebuilds it from the first record, which costs a pass over the records
+// already applied.
+//
+// A trace holds no memory contents, no mbarrier counts and no warp wait
+// states: those panes say so. Fragments come from the PTX file when the
+// trace's file can be read.
+type traceBackend struct {
+	path   string
+	header traceHeader
+	recs   []trRec
+	src    []string
+	srcOK  bool
+	module map[int]*ptx.Instruction // source line → instruction (when the PTX parses)
+	pcLine map[int]int
+	lineOK map[int]bool
+	// per warp: indices of its instruction records
+	warpInsts map[wkey][]int
+	warpKeys  []wkey
+	ctaList   [][3]int
+
+	st    trState
+	stops []int // positions before each action, for back to the previous stop
+}
+
+type traceHeader struct {
+	Version  int    `json:"version"`
+	File     string `json:"file"`
+	Kernel   string `json:"kernel"`
+	Grid     [3]int `json:"grid"`
+	Block    [3]int `json:"block"`
+	Cluster  [3]int `json:"cluster"`
+	Schedule string `json:"schedule"`
+}
+
+// traceJSON is every field any record type has.
+type traceJSON struct {
+	Type      string              `json:"type"`
+	Seq       int64               `json:"seq"`
+	CTA       [3]int              `json:"cta"`
+	Warp      *int                `json:"warp"`
+	PC        *int                `json:"pc"`
+	Line      int                 `json:"line"`
+	Inst      string              `json:"inst"`
+	Active    string              `json:"active"`
+	Exec      string              `json:"exec"`
+	W         map[string][]string `json:"w"`
+	Event     string              `json:"event"`
+	Kind      string              `json:"kind"`
+	Thread    int                 `json:"thread"`
+	Desc      string              `json:"desc"`
+	Addr      uint32              `json:"addr"`
+	Phase     uint64              `json:"phase"`
+	Warpgroup int                 `json:"warpgroup"`
+	Op        int                 `json:"op"`
+	Severity  string              `json:"severity"`
+	Pos       string              `json:"pos"`
+	Msg       string              `json:"msg"`
+	Steps     int64               `json:"steps"`
+	Hazards   int                 `json:"hazards"`
+	Error     string              `json:"error"`
+}
+
+type recType uint8
+
+const (
+	recInst recType = iota
+	recEvent
+	recHazard
+	recEnd
+)
+
+type trVal struct {
+	name string
+	v    [32]uint64
+}
+
+// trRec is one record after parsing.
+type trRec struct {
+	typ    recType
+	ev     string
+	cta    [3]int
+	warp   int
+	pc     int
+	line   int
+	inst   string
+	active uint32
+	vals   []trVal
+	kind   string
+	desc   string
+	thread int
+	addr   uint32
+	phase  uint64
+	wg, op int
+	hz     hazardRow
+	steps  int64
+	err    string
+}
+
+type wkey struct {
+	cta  [3]int
+	warp int
+}
+
+type mkey struct {
+	cta  [3]int
+	addr uint32
+}
+
+type wgKey struct {
+	cta [3]int
+	wg  int
+	op  int
+}
+
+type wgOp struct {
+	line  int
+	warps uint8
+}
+
+// trState is the machine state a prefix of the trace describes.
+type trState struct {
+	pos      int // records applied
+	insts    int64
+	regs     map[wkey]map[string][32]uint64
+	hazards  []hazardRow
+	async    []asyncRow
+	mbars    map[mkey]uint64
+	wgNext   map[wkey]int // wgmma.mma_async issued per warp
+	wgOps    map[wgKey]*wgOp
+	wgDone   map[wgKey]bool
+	end      *trRec
+	last     *trRec // the last instruction record applied
+	newHz    []hazardRow
+	asyncEvt bool
+}
+
+// TraceVersion is the trace format the replay reads.
+const traceVersion = sim.TraceVersion
+
+func newTraceBackend(path string) (*traceBackend, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := parseTrace(path, f)
+	if err != nil {
+		return nil, err
+	}
+	b.loadSource(filepath.Dir(path))
+	b.reset()
+	return b, nil
+}
+
+// parseTrace reads the JSON lines of a trace. Errors name the line.
+func parseTrace(path string, r io.Reader) (*traceBackend, error) {
+	b := &traceBackend{path: path, pcLine: map[int]int{}, lineOK: map[int]bool{}, warpInsts: map[wkey][]int{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<28)
+	n := 0
+	seenCTA := map[[3]int]bool{}
+	for sc.Scan() {
+		n++
+		line := sc.Bytes()
+		if len(strings.TrimSpace(string(line))) == 0 {
+			continue
+		}
+		var j traceJSON
+		if err := json.Unmarshal(line, &j); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a trace record: %v", path, n, err)
+		}
+		if n == 1 || b.header.Version == 0 {
+			if j.Type != "header" {
+				return nil, fmt.Errorf("%s:%d: a trace starts with a header record, found type %q (is this a file written by tcsim run --trace?)", path, n, j.Type)
+			}
+			if err := json.Unmarshal(line, &b.header); err != nil {
+				return nil, fmt.Errorf("%s:%d: header: %v", path, n, err)
+			}
+			if b.header.Version != traceVersion {
+				return nil, fmt.Errorf("%s:%d: trace format version %d; this tcsim reads version %d", path, n, b.header.Version, traceVersion)
+			}
+			continue
+		}
+		rec := trRec{cta: j.CTA, warp: -1, pc: -1, line: j.Line, inst: j.Inst, kind: j.Kind, desc: j.Desc, thread: j.Thread,
+			addr: j.Addr, phase: j.Phase, wg: j.Warpgroup, op: j.Op, ev: j.Event}
+		if j.Warp != nil {
+			rec.warp = *j.Warp
+		}
+		if j.PC != nil {
+			rec.pc = *j.PC
+		}
+		switch j.Type {
+		case "inst":
+			rec.typ = recInst
+			if j.Warp == nil || j.PC == nil {
+				return nil, fmt.Errorf("%s:%d: instruction record without warp or pc", path, n)
+			}
+			a, err := strconv.ParseUint(j.Active, 0, 32)
+			if err != nil && j.Active != "" {
+				return nil, fmt.Errorf("%s:%d: active mask %q: %v", path, n, j.Active, err)
+			}
+			rec.active = uint32(a)
+			b.pcLine[rec.pc] = rec.line
+			b.lineOK[rec.line] = true
+			k := wkey{rec.cta, rec.warp}
+			if _, ok := b.warpInsts[k]; !ok {
+				b.warpKeys = append(b.warpKeys, k)
+			}
+			b.warpInsts[k] = append(b.warpInsts[k], len(b.recs))
+			if !seenCTA[rec.cta] {
+				seenCTA[rec.cta] = true
+				b.ctaList = append(b.ctaList, rec.cta)
+			}
+		case "event":
+			rec.typ = recEvent
+			if j.Event == "" {
+				return nil, fmt.Errorf("%s:%d: event record without \"event\"", path, n)
+			}
+		case "hazard":
+			rec.typ = recHazard
+			rec.hz = hazardRow{kind: j.Kind, severity: j.Severity, pos: j.Pos, line: posLine(j.Pos), cta: j.CTA, warp: rec.warp, msg: j.Msg, count: 1}
+		case "end":
+			rec.typ = recEnd
+			rec.steps, rec.err = j.Steps, j.Error
+		case "header":
+			return nil, fmt.Errorf("%s:%d: a second header (two traces concatenated?)", path, n)
+		default:
+			return nil, fmt.Errorf("%s:%d: unknown record type %q (want inst, event, hazard or end)", path, n, j.Type)
+		}
+		if len(j.W) > 0 {
+			names := make([]string, 0, len(j.W))
+			for name := range j.W {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			for _, name := range names {
+				vs := j.W[name]
+				if len(vs) != 32 {
+					return nil, fmt.Errorf("%s:%d: register %s has %d lane values, want 32", path, n, name, len(vs))
+				}
+				var tv trVal
+				tv.name = name
+				for l, s := range vs {
+					x, err := strconv.ParseUint(s, 0, 64)
+					if err != nil {
+						return nil, fmt.Errorf("%s:%d: register %s lane %d: %q is not a number", path, n, name, l, s)
+					}
+					tv.v[l] = x
+				}
+				rec.vals = append(rec.vals, tv)
+			}
+		}
+		b.recs = append(b.recs, rec)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if b.header.Version == 0 {
+		return nil, fmt.Errorf("%s: empty: no header record", path)
+	}
+	sort.Slice(b.warpKeys, func(i, j int) bool {
+		a, c := b.warpKeys[i], b.warpKeys[j]
+		if a.cta != c.cta {
+			return ctaLess(a.cta, c.cta)
+		}
+		return a.warp < c.warp
+	})
+	return b, nil
+}
+
+func ctaLess(a, b [3]int) bool {
+	if a[2] != b[2] {
+		return a[2] < b[2]
+	}
+	if a[1] != b[1] {
+		return a[1] < b[1]
+	}
+	return a[0] < b[0]
+}
+
+// posLine reads the line of "file:line:col".
+func posLine(pos string) int {
+	parts := strings.Split(pos, ":")
+	if len(parts) >= 3 {
+		if n, err := strconv.Atoi(parts[len(parts)-2]); err == nil {
+			return n
+		}
+	}
+	if len(parts) >= 2 {
+		if n, err := strconv.Atoi(parts[len(parts)-1]); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+// loadSource reads the PTX file the header names; without it the source
+// pane shows the instructions the trace records, at their lines.
+func (b *traceBackend) loadSource(dir string) {
+	src, _, err := readSource(b.header.File, dir)
+	if err == nil {
+		b.src = strings.Split(strings.TrimRight(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n"), "\n")
+		b.srcOK = true
+		if mod, errs := ptx.Check(b.header.File, src); mod != nil && !hasHardError(errs) {
+			b.module = map[int]*ptx.Instruction{}
+			for _, f := range mod.Functions() {
+				if f.Body == nil {
+					continue
+				}
+				walkInstructions(f.Body, func(in *ptx.Instruction) { b.module[int(in.Pos.Line)] = in })
+			}
+		}
+		return
+	}
+	maxLine := 0
+	for l := range b.lineOK {
+		maxLine = max(maxLine, l)
+	}
+	b.src = make([]string, maxLine)
+	for _, r := range b.recs {
+		if r.typ == recInst && r.line > 0 {
+			b.src[r.line-1] = "\t" + r.inst
+		}
+	}
+}
+
+func hasHardError(errs ptx.ErrorList) bool {
+	for _, e := range errs {
+		if !e.Warning {
+			return true
+		}
+	}
+	return false
+}
+
+func walkInstructions(blk *ptx.Block, f func(*ptx.Instruction)) {
+	for _, s := range blk.Stmts {
+		switch x := s.(type) {
+		case *ptx.Instruction:
+			f(x)
+		case *ptx.Block:
+			walkInstructions(x, f)
+		}
+	}
+}
+
+func (b *traceBackend) reset() {
+	b.st = trState{regs: map[wkey]map[string][32]uint64{}, mbars: map[mkey]uint64{}, wgNext: map[wkey]int{},
+		wgOps: map[wgKey]*wgOp{}, wgDone: map[wgKey]bool{}}
+}
+
+// apply applies the next record.
+func (b *traceBackend) apply() {
+	st := &b.st
+	r := &b.recs[st.pos]
+	st.pos++
+	for _, v := range r.vals {
+		k := wkey{r.cta, r.warp}
+		m := st.regs[k]
+		if m == nil {
+			m = map[string][32]uint64{}
+			st.regs[k] = m
+		}
+		m[v.name] = v.v
+	}
+	switch r.typ {
+	case recInst:
+		st.insts++
+		st.last = r
+		if strings.HasPrefix(r.inst, "wgmma.mma_async") {
+			k := wkey{r.cta, r.warp}
+			idx := st.wgNext[k]
+			st.wgNext[k]++
+			ok := wgKey{r.cta, r.warp / 4, idx}
+			op := st.wgOps[ok]
+			if op == nil {
+				op = &wgOp{line: r.line}
+				st.wgOps[ok] = op
+			}
+			op.warps |= 1 << (r.warp % 4)
+		}
+	case recHazard:
+		st.hazards = append(st.hazards, r.hz)
+		st.newHz = append(st.newHz, r.hz)
+	case recEnd:
+		st.end = r
+	case recEvent:
+		switch r.ev {
+		case "async.issue":
+			st.async = append(st.async, asyncRow{kind: r.kind, line: b.pcLine[r.pc], cta: r.cta, thread: r.thread, desc: r.desc})
+			st.asyncEvt = true
+		case "async.complete":
+			line := b.pcLine[r.pc]
+			for i, a := range st.async {
+				if a.kind == r.kind && a.cta == r.cta && a.thread == r.thread && a.line == line {
+					st.async = append(st.async[:i], st.async[i+1:]...)
+					break
+				}
+			}
+			st.asyncEvt = true
+		case "wgmma.complete":
+			st.wgDone[wgKey{r.cta, r.wg, r.op}] = true
+			st.asyncEvt = true
+		case "mbarrier.phase":
+			st.mbars[mkey{r.cta, r.addr}] = r.phase
+		}
+	}
+}
+
+// forward applies records up to and including the next instruction
+// record; it reports whether it applied any.
+func (b *traceBackend) forward() bool {
+	if b.st.pos >= len(b.recs) {
+		return false
+	}
+	for b.st.pos < len(b.recs) {
+		r := &b.recs[b.st.pos]
+		b.apply()
+		if r.typ == recInst {
+			// Hazards and events of the next instruction come before its
+			// record: they belong to the next step.
+			break
+		}
+	}
+	if b.st.pos < len(b.recs) && !b.moreInsts() {
+		// Nothing but trailing events and the end record: apply them.
+		for b.st.pos < len(b.recs) {
+			b.apply()
+		}
+	}
+	return true
+}
+
+// moreInsts reports whether an instruction record is left.
+func (b *traceBackend) moreInsts() bool {
+	for i := b.st.pos; i < len(b.recs); i++ {
+		if b.recs[i].typ == recInst {
+			return true
+		}
+	}
+	return false
+}
+
+// seek rebuilds the state at position pos.
+func (b *traceBackend) seek(pos int) {
+	b.reset()
+	for b.st.pos < pos {
+		b.apply()
+	}
+}
+
+func (b *traceBackend) kind() string    { return "trace" }
+func (b *traceBackend) kernel() string  { return b.header.Kernel }
+func (b *traceBackend) file() string    { return b.header.File }
+func (b *traceBackend) lines() []string { return b.src }
+func (b *traceBackend) threads() int {
+	return max(b.header.Block[0], 1) * max(b.header.Block[1], 1) * max(b.header.Block[2], 1)
+}
+func (b *traceBackend) hasInst(l int) bool { return b.lineOK[l] }
+func (b *traceBackend) steps() int64       { return b.st.insts }
+func (b *traceBackend) done() bool         { return b.st.pos >= len(b.recs) }
+
+func (b *traceBackend) last() stopInfo {
+	s := stopInfo{reason: "start", warp: -1, steps: b.st.insts, hazards: b.st.newHz}
+	if r := b.st.last; r != nil {
+		s.reason, s.line, s.cta, s.warp, s.inst = "step", r.line, r.cta, r.warp, r.inst
+	}
+	if b.done() {
+		s.reason = "done"
+		if e := b.st.end; e != nil && e.err != "" {
+			s.reason, s.err = "error", e.err
+		}
+	}
+	return s
+}
+
+// begin starts an action: it remembers where it started.
+func (b *traceBackend) begin() error {
+	if b.done() {
+		return errors.New("the trace has ended")
+	}
+	b.stops = append(b.stops, b.st.pos)
+	b.st.newHz = nil
+	b.st.asyncEvt = false
+	return nil
+}
+
+func (b *traceBackend) step() error {
+	if err := b.begin(); err != nil {
+		return err
+	}
+	b.forward()
+	return nil
+}
+
+func (b *traceBackend) stepWarp(cta, warp int) error {
+	k, err := b.warpKey(cta, warp)
+	if err != nil {
+		return err
+	}
+	next := b.nextInst(k)
+	if next < 0 {
+		return fmt.Errorf("warp %d executes no more instructions in the trace", warp)
+	}
+	if err := b.begin(); err != nil {
+		return err
+	}
+	for b.st.pos <= next {
+		b.forward()
+	}
+	return nil
+}
+
+func (b *traceBackend) warpKey(cta, warp int) (wkey, error) {
+	cs := b.ctas()
+	if cta < 0 || cta >= len(cs) {
+		return wkey{}, fmt.Errorf("no CTA %d in the trace", cta)
+	}
+	return wkey{cs[cta], warp}, nil
+}
+
+// nextInst is the index of warp k's next instruction record, or -1.
+func (b *traceBackend) nextInst(k wkey) int {
+	idx := b.warpInsts[k]
+	i := sort.SearchInts(idx, b.st.pos)
+	if i < len(idx) {
+		return idx[i]
+	}
+	return -1
+}
+
+func (b *traceBackend) run(breaks []int, hazard bool, limit int64) error {
+	if err := b.begin(); err != nil {
+		return err
+	}
+	bp := map[int]bool{}
+	for _, l := range breaks {
+		bp[l] = true
+	}
+	start := b.st.insts
+	for b.forward() {
+		if hazard && len(b.st.newHz) > 0 {
+			return nil
+		}
+		if limit > 0 && b.st.insts-start >= limit {
+			return nil
+		}
+		// Stop before an instruction of a breakpoint line.
+		for i := b.st.pos; i < len(b.recs); i++ {
+			if b.recs[i].typ == recInst {
+				if bp[b.recs[i].line] {
+					return nil
+				}
+				break
+			}
+		}
+	}
+	return nil
+}
+
+func (b *traceBackend) back(toStop bool) error {
+	if b.st.pos == 0 {
+		return errors.New("at the start of the trace: nothing to step back to")
+	}
+	target := 0
+	if toStop && len(b.stops) > 0 {
+		target = b.stops[len(b.stops)-1]
+	} else {
+		// The previous instruction boundary: just after the instruction
+		// record before the last one applied.
+		i := b.st.pos - 1
+		for i >= 0 && b.recs[i].typ != recInst {
+			i--
+		}
+		// i is the last instruction applied (or -1): go to just after the
+		// one before it.
+		j := i - 1
+		for j >= 0 && b.recs[j].typ != recInst {
+			j--
+		}
+		target = j + 1
+		if i < 0 {
+			target = 0
+		}
+	}
+	for len(b.stops) > 0 && b.stops[len(b.stops)-1] >= target {
+		b.stops = b.stops[:len(b.stops)-1]
+	}
+	b.seek(target)
+	b.st.newHz = nil
+	return nil
+}
+
+// ctas lists the CTAs of the trace (its runs are one CTA at a time).
+func (b *traceBackend) ctas() [][3]int { return b.ctaList }
+
+func (b *traceBackend) warps() []warpRow {
+	var out []warpRow
+	for i, c := range b.ctaList {
+		for _, k := range b.warpKeys {
+			if k.cta != c {
+				continue
+			}
+			r := warpRow{cta: c, ctaIdx: i, warp: k.warp, pc: -1, state: "done"}
+			if n := b.nextInst(k); n >= 0 {
+				rec := &b.recs[n]
+				r.pc, r.line, r.inst, r.state, r.active = rec.pc, rec.line, rec.inst, "ready", rec.active
+				if idx := b.warpInsts[k]; idx[0] == n && b.st.pos <= n {
+					r.wait = "has not started"
+				}
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (b *traceBackend) hazards() []hazardRow {
+	out := append([]hazardRow(nil), b.st.hazards...)
+	sortHazards(out)
+	return out
+}
+
+func (b *traceBackend) inflight() []asyncRow {
+	out := append([]asyncRow(nil), b.st.async...)
+	var keys []wgKey
+	for k := range b.st.wgOps {
+		if !b.st.wgDone[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].wg != keys[j].wg {
+			return keys[i].wg < keys[j].wg
+		}
+		return keys[i].op < keys[j].op
+	})
+	for _, k := range keys {
+		op := b.st.wgOps[k]
+		out = append(out, asyncRow{kind: "wgmma.mma_async", line: op.line, cta: k.cta, thread: 128 * k.wg,
+			desc: fmt.Sprintf("warpgroup %d op #%d, issued by warps %04b", k.wg, k.op+1, bitsReversed4(op.warps))})
+	}
+	return out
+}
+
+// bitsReversed4 prints warps 0-3 of a warpgroup left to right as sim does.
+func bitsReversed4(m uint8) uint8 {
+	var r uint8
+	for i := 0; i < 4; i++ {
+		if m>>i&1 != 0 {
+			r |= 1 << (3 - i)
+		}
+	}
+	return r
+}
+
+func (b *traceBackend) mbarriers(cta int) []mbarRow {
+	if cta < 0 || cta >= len(b.ctaList) {
+		return nil
+	}
+	var out []mbarRow
+	for k, ph := range b.st.mbars {
+		if k.cta == b.ctaList[cta] {
+			out = append(out, mbarRow{addr: k.addr, phase: ph, live: true, onlyPhase: true})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].addr < out[j].addr })
+	return out
+}
+
+func (b *traceBackend) regs(cta, warp int) []regInfo {
+	k, err := b.warpKey(cta, warp)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for n := range b.st.regs[k] {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return regLess(names[i], names[j]) })
+	out := make([]regInfo, len(names))
+	for i, n := range names {
+		out[i] = regInfo{name: n, typ: guessType(n)}
+	}
+	return out
+}
+
+// regLess orders register names by prefix, then number: %f2 < %f10 < %p1.
+func regLess(a, b string) bool {
+	pa, na := splitReg(a)
+	pb, nb := splitReg(b)
+	if pa != pb {
+		return pa < pb
+	}
+	if na != nb {
+		return na < nb
+	}
+	return a < b
+}
+
+func splitReg(s string) (string, int) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	n, _ := strconv.Atoi(s[i:])
+	return s[:i], n
+}
+
+func (b *traceBackend) reg(cta, warp int, name string) ([32]uint64, error) {
+	k, err := b.warpKey(cta, warp)
+	if err != nil {
+		return [32]uint64{}, err
+	}
+	v, ok := b.st.regs[k][name]
+	if !ok {
+		return v, fmt.Errorf("the trace has not written %s in warp %d yet", name, warp)
+	}
+	return v, nil
+}
+
+func (b *traceBackend) smemSize() int { return 0 }
+
+func (b *traceBackend) shared(int, int, int) ([]byte, error) {
+	return nil, errors.New("a trace holds no shared-memory contents")
+}
+
+func (b *traceBackend) tmem(int, int, int) (uint32, error) {
+	return 0, errors.New("a trace holds no Tensor Memory contents")
+}
+
+func (b *traceBackend) fragments(line int) (string, []fragInfo, error) {
+	if b.module == nil {
+		return "", nil, fmt.Errorf("the fragment view needs the PTX file %s, which could not be read or parsed", b.header.File)
+	}
+	in := b.module[line]
+	if in == nil {
+		return "", nil, fmt.Errorf("line %d has no instruction", line)
+	}
+	frs, err := staticFragments(in)
+	return in.String(), frs, err
+}
+
+func (b *traceBackend) missing(p paneKind) string {
+	switch p {
+	case paneSMEM:
+		return "A trace records no shared-memory contents. Open the kernel with --run and --launch to inspect them."
+	case paneTMEM:
+		return "A trace records no Tensor Memory contents. Open the kernel with --run and --launch to inspect them."
+	case paneRegs:
+		if !b.hasValues() {
+			return "This trace has no register values: record it with tcsim run --trace FILE --trace-values."
+		}
+	}
+	return ""
+}
+
+func (b *traceBackend) hasValues() bool {
+	for i := range b.recs {
+		if len(b.recs[i].vals) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// staticFragments reads the fragment operands of a matrix instruction
+// from its text, as sim.Stepper.Fragments does from the compiled program:
+// the accumulator and register-A fragments of wgmma.mma_async, the
+// registers of ldmatrix/stmatrix and of tcgen05.ld/st.
+func staticFragments(in *ptx.Instruction) ([]fragInfo, error) {
+	regsOf := func(i int) []string {
+		if i >= len(in.Operands) {
+			return nil
+		}
+		v, ok := in.Operands[i].(*ptx.Vector)
+		if !ok {
+			return nil
+		}
+		var out []string
+		for _, e := range v.Elems {
+			if r, ok := e.(*ptx.Reg); ok {
+				out = append(out, r.Name)
+			}
+		}
+		return out
+	}
+	switch {
+	case in.Opcode == "wgmma.mma_async" || strings.HasPrefix(in.Opcode, "wgmma.mma_async"):
+		if len(in.Types) < 2 || in.Shape.N == 0 {
+			return nil, fmt.Errorf("%s: no shape or types", in.Opcode)
+		}
+		dt := in.Types[0].String()
+		d := fragInfo{operand: "D", atom: fmt.Sprintf("wgmma.m64n%d.d.%s", in.Shape.N, dt), regs: regsOf(0), elem: dt, threads: 128}
+		out := []fragInfo{d}
+		if a := regsOf(1); a != nil {
+			tok := map[int]string{16: "b16", 32: "tf32", 8: "b8"}[in.Types[1].Bits()]
+			out = append(out, fragInfo{operand: "A", atom: fmt.Sprintf("wgmma.m64k%d.a.reg.%s", in.Shape.K, tok), regs: a, elem: in.Types[1].String(), threads: 128})
+		} else {
+			out = append(out, fragInfo{operand: "A", note: "shared memory, through the descriptor"})
+		}
+		return append(out, fragInfo{operand: "B", note: "shared memory, through the descriptor"}), nil
+	case in.Opcode == "ldmatrix" || in.Opcode == "stmatrix":
+		num := in.ModPrefix("x")
+		name := in.Opcode + ".m8n8." + num
+		if in.Has("trans") {
+			name += ".trans"
+		}
+		regs := regsOf(0)
+		if in.Opcode == "stmatrix" {
+			regs = regsOf(1)
+		}
+		return []fragInfo{{operand: "regs", atom: name + ".b16", regs: regs, elem: "b16", threads: 32}}, nil
+	case in.Opcode == "tcgen05.ld" || in.Opcode == "tcgen05.st":
+		var shape, num string
+		for _, m := range in.Mods {
+			if strings.Contains(m.Name, "x") && strings.HasSuffix(m.Name, "b") {
+				shape = m.Name
+			} else if len(m.Name) > 1 && m.Name[0] == 'x' && isDigits(m.Name[1:]) {
+				num = m.Name
+			}
+		}
+		regs := regsOf(0)
+		if in.Opcode == "tcgen05.st" {
+			regs = regsOf(1)
+		}
+		return []fragInfo{{operand: "regs", atom: "tcgen05." + shape + "." + num, regs: regs, elem: "f32", threads: 128}}, nil
+	}
+	return nil, fmt.Errorf("%s has no fragment operands", in.Opcode)
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
