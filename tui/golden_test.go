@@ -97,7 +97,7 @@ func TestGolden(t *testing.T) {
 		{"desc_bytes", Config{View: "desc"}, 100, 30, "v"},
 		{"desc_edit_hex", Config{View: "desc"}, 100, 30, `e backspace backspace "41" enter`},
 		{"desc_field_bump", Config{View: "desc"}, 100, 30, "down down right right"},
-		{"desc_base_offset_wrong", Config{View: "desc"}, 100, 30, "right right right right right right right right"},
+		{"desc_base_offset_shift", Config{View: "desc"}, 100, 30, "right right right right right right right right down down down right"},
 		{"desc_sm100", Config{View: "desc", Desc: "0x4000404000010040"}, 100, 30, "a a m"},
 		{"desc_idesc", Config{View: "desc", Desc: "0x08400490"}, 100, 30, "i"},
 		{"desc_picture_cursor", Config{View: "desc"}, 100, 30, "g down down right"},

@@ -117,7 +117,7 @@ func init() {
 			fs.StringVar(&o.addr, "addr", "", "shared-memory start address in bytes (e.g. 0x400)")
 			fs.StringVar(&o.lbo, "lbo", "0", "leading dimension byte offset, in bytes")
 			fs.StringVar(&o.sbo, "sbo", "0", "stride dimension byte offset, in bytes")
-			fs.IntVar(&o.baseOffset, "base-offset", -1, "base offset (0-7); default: the value the ISA requires for --addr")
+			fs.IntVar(&o.baseOffset, "base-offset", 0, "base offset (0-7): shifts the swizzle pattern by this many 128-byte rows; 0 reads what TMA writes")
 			fs.StringVar(&o.lboMode, "lbo-mode", "relative", "sm_100a: relative or absolute (sm_103a) leading-dimension mode")
 			fs.BoolVar(&o.quiet, "quiet", false, "print only the value")
 			fs.StringVar(&o.atype, "atype", "", "--idesc: A type (f16, bf16, tf32, e4m3, e5m2, e2m3, e3m2, e2m1, s8, u8)")
@@ -199,8 +199,13 @@ func runDescProbe(e *env, opts any, args []string) error {
 		for _, c := range p.Cases {
 			v, _ := c.Desc.Encode()
 			alts := ""
-			for _, a := range c.Alternatives {
-				alts += "; tells apart: " + a.String()
+			for i, a := range c.Alternatives {
+				if i == 0 {
+					alts += "; against: "
+				} else {
+					alts += " / "
+				}
+				alts += a.String()
 			}
 			fmt.Fprintf(e.stdout, "  %-22s 0x%016x %s-major %s%s\n", c.Name, v, c.Major, c.Desc.Swizzle(), alts)
 		}
@@ -236,9 +241,12 @@ descriptors, and compares the answer with tcsim's footprint model (the one
 'tcsim desc --draw' draws). Each case runs wgmma m64n16k16 f16 with A read
 through the descriptor under test and B the identity, so D = A shows where
 every element of A came from. The cases cover every swizzle in both
-major-nesses, K advances inside a swizzle row, and base offsets other than
-the ISA's value (where the checker also says whether the hardware matched
-the other model: the swizzle phase taken from absolute address bits).
+major-nesses, K advances inside a swizzle row, and base offsets 0 and
+nonzero at starts on and off the swizzle boundary (where the checker also
+says whether the hardware matched another reading: the base offset
+ignored, or the phase counted from the start address). The H100's answer
+is recorded in fixtures/desc: the phase of each row is ((addr >> 7) -
+base offset), as the footprint model has it.
 
 Without flags it lists the cases. --ptx prints the kernel. --run runs it on
 GPU --device (an sm_90 GPU is needed) and checks the result; --out saves
@@ -405,8 +413,8 @@ func finishReport(e *env, o *descFlags, r desc.Report) error {
 		}
 		fmt.Fprintln(e.stdout)
 		fmt.Fprintf(e.stdout, "core-matrix footprint of a %dx%d tile (%s-major, %s swizzle)\n", fr.Operand.MN, fr.Operand.K, fr.Operand.Major, fr.Layout.Swizzle)
-		if fr.Layout.Swizzle.Repeat() > 0 && fr.Layout.BaseOffset != desc.BaseOffsetFor(fr.Layout.Start, fr.Layout.Swizzle) {
-			fmt.Fprintln(e.stdout, "model: with a base offset other than the ISA's value the XOR phase slips by the difference (not hardware-verified)")
+		if fr.Layout.Swizzle.Repeat() > 0 && fr.Layout.BaseOffset != 0 {
+			fmt.Fprintf(e.stdout, "base offset %d: each row's XOR phase is ((addr >> 7) - %d), as the H100 reads it (tcsim desc probe)\n", fr.Layout.BaseOffset, fr.Layout.BaseOffset)
 		}
 		if err := desc.DrawFootprint(e.stdout, fr.Footprint, fr.Operand, desc.DrawOptions{ANSI: o.colour(e)}); err != nil {
 			return err
@@ -469,7 +477,7 @@ func runDescEncode(e *env, opts any, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.baseOffset > 7 || o.baseOffset < -1 {
+	if o.baseOffset > 7 || o.baseOffset < 0 {
 		return usagef("--base-offset: %d is not 0-7", o.baseOffset)
 	}
 	var v uint64
@@ -506,9 +514,6 @@ func runDescEncode(e *env, opts any, args []string) error {
 	}
 	r := desc.ExplainSmem(v, arch, ctx)
 	in := fmt.Sprintf("from --addr %#x --lbo %d --sbo %d --swizzle %s", addr, lbo, sbo, swz)
-	if o.baseOffset < 0 {
-		in += fmt.Sprintf(", base offset %d computed for the address", desc.BaseOffsetFor(addr, swz))
-	}
 	if addr >= 1<<18 {
 		in += fmt.Sprintf("; the address was reduced to its low 18 bits (%#x), as matrix-descriptor-encode does", addr&0x3FFFF)
 	}

@@ -21,7 +21,7 @@ func TestDescDecode(t *testing.T) {
 		{[]string{"desc", "0x4000004000010040", "--major", "K", "--dtype", "bf16", "--tile", "64x16"}, 0,
 			[]string{"wgmma shared-memory matrix descriptor (sm_90a)", "read as sm_90a", "1024 bytes", "checks: no findings"}, ""},
 		{[]string{"desc", "0x4000404000010040"}, 0, []string{"tcgen05 shared-memory descriptor (sm_100a)", "bits 46-48 hold 0b001", "not hardware-verified"}, ""},
-		{[]string{"desc", "0x4000_0040_0001_0048", "--major", "K"}, 1, []string{"base-offset-phase", "must be 1"}, "1 error(s)"},
+		{[]string{"desc", "0x4002_0040_0001_0048", "--major", "K"}, 0, []string{"base-offset-shift", "1 is the ISA's (addr >> 7) & 7"}, ""},
 		{[]string{"desc", "--arch", "sm_100a", "0x4000004000010040"}, 1, []string{"version-missing"}, "error(s)"},
 		{[]string{"desc", "0x8000004000010040", "--swizzle", "128B", "--major", "K"}, 1, []string{"sm_100 code for 128B"}, ""},
 		{[]string{"desc", "4000004000010040"}, 1, []string{"read as decimal", "0x000e35fb81854f38"}, ""},
@@ -75,9 +75,9 @@ func TestDescEncode(t *testing.T) {
 		{[]string{"desc", "encode", "--arch", "sm_100a", "--swizzle", "128B", "--major", "K", "--addr", "0x400", "--lbo", "16", "--sbo", "1024", "--quiet"}, 0,
 			[]string{"0x4000404000010040\n"}, ""},
 		{[]string{"desc", "encode", "--arch", "sm_90a", "--swizzle", "128B", "--major", "K", "--addr", "0x480", "--sbo", "1024"}, 0,
-			[]string{"base offset 1 computed for the address", "0x4002004000000048", "checks: no findings"}, ""},
-		{[]string{"desc", "encode", "--arch", "sm_90a", "--swizzle", "128B", "--major", "K", "--addr", "0x480", "--sbo", "1024", "--base-offset", "0"}, 1,
-			[]string{"base-offset-phase"}, ""},
+			[]string{"0x4000004000000048", "checks: no findings"}, ""},
+		{[]string{"desc", "encode", "--arch", "sm_90a", "--swizzle", "128B", "--major", "K", "--addr", "0x480", "--sbo", "1024", "--base-offset", "1"}, 0,
+			[]string{"0x4002004000000048", "base-offset-shift"}, ""},
 		{[]string{"desc", "encode", "--arch", "sm_90a", "--swizzle", "128B", "--major", "K", "--addr", "0x400", "--sbo", "64"}, 1,
 			[]string{"sbo-already-shifted", "Did you mean 1024?", "footprint-overlap"}, ""},
 		{[]string{"desc", "encode", "--arch", "sm_90a", "--swizzle", "none", "--major", "K", "--dtype", "bf16", "--tile", "64x16", "--addr", "0", "--lbo", "128", "--sbo", "256", "--draw"}, 0,
@@ -186,7 +186,8 @@ func TestDescProbe(t *testing.T) {
 		code  int
 		part  string
 	}{
-		{desc.ModelISA, 0, "all 17 cases agree"},
+		{desc.ModelFootprint, 0, "all 17 cases agree"},
+		{desc.ModelStartRelative, 1, "matches phase from the start address plus the base offset"},
 		{desc.ModelAbsolute, 1, "matches absolute-address swizzle, base offset ignored"},
 	} {
 		sim, err := p.SimulateProbe(c.model)
@@ -201,6 +202,11 @@ func TestDescProbe(t *testing.T) {
 		if code != c.code || !strings.Contains(out, c.part) {
 			t.Errorf("desc probe --check (%v): exit %d\n%s\n%s", c.model, code, out, errs)
 		}
+	}
+	// What the H100 read (fixtures/desc/README.md).
+	code, out, errs := runCLI(t, "desc", "probe", "--check", filepath.Join("..", "..", "fixtures", "desc", "desc_probe_h100.bin"))
+	if code != 0 || !strings.Contains(out, "all 17 cases agree") {
+		t.Errorf("desc probe --check of the H100 recording: exit %d\n%s\n%s", code, out, errs)
 	}
 	if code, _, _ := runCLI(t, "desc", "probe", "--check", filepath.Join(dir, "missing")); code != 1 {
 		t.Errorf("missing file: exit %d", code)

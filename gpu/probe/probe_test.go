@@ -100,7 +100,7 @@ func TestPlantedMismatch(t *testing.T) {
 		if k.Atom == "smem.k.sw128.b16" {
 			if o.OK() {
 				t.Errorf("phase-slipped 128B swizzle passed: %s", o)
-			} else if want := "cell (mn 0, k 0): hardware read element 8, catalog element 0"; o.First != want {
+			} else if want := "cell (mn 0, k 0): hardware read element 56, catalog element 0"; o.First != want {
 				t.Errorf("first mismatch %q, want %q", o.First, want)
 			}
 			t.Logf("%s", o)

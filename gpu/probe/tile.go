@@ -102,7 +102,7 @@ func layoutFor(g smemGeometry, bits int) (operandLayout, error) {
 // descriptor encodes a wgmma descriptor for g at start (relative to the
 // 1024-byte-aligned shared buffer), with the ISA's base offset.
 func (g smemGeometry) descriptor(start int) uint64 {
-	d, err := desc.NewWGMMA(uint32(start), uint32(g.lbo), uint32(g.sbo), g.swz, -1)
+	d, err := desc.NewWGMMA(uint32(start), uint32(g.lbo), uint32(g.sbo), g.swz, 0)
 	if err != nil {
 		panic("probe: " + err.Error())
 	}

@@ -87,18 +87,7 @@ func checkLayout(l SmemLayout, ctx Context, fs *Findings) {
 	}
 
 	// Base offset.
-	if swz.Repeat() > 0 {
-		want := BaseOffsetFor(l.Start, swz)
-		rows := swz.patternRows()
-		if l.BaseOffset%rows != want%rows {
-			fs.add(Error, "base_offset", "base-offset-phase",
-				"the start address %#x is %d bytes (%d x 128 B) past a %d-byte boundary, where the %s pattern repeats, so the base offset must be %d ((addr >> 7) & 7); it is %d. With the wrong phase each row's XOR is taken from the wrong row, so the MMA reads other 16-byte columns than TMA wrote. Align the tile to %d bytes (then 0 is right), or set the base offset",
-				l.Start, l.Start%uint32(swz.Repeat()), want, swz.Repeat(), swz, want, l.BaseOffset, swz.Repeat())
-		}
-	} else if swz == SwizzleNone && l.BaseOffset != 0 {
-		fs.add(Warning, "base_offset", "base-offset-unused",
-			"the base offset is %d, but it is not used without a swizzle (the ISA: valid for all swizzling modes except no-swizzle); leave it 0", l.BaseOffset)
-	}
+	checkBaseOffset(l, fs)
 
 	// Offsets that look like bytes where bytes >> 4 belong.
 	for _, o := range []struct {
@@ -697,4 +686,36 @@ func intList(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, "/")
+}
+
+// checkBaseOffset reports a base offset that shifts the swizzle pattern.
+// The H100 takes each row's phase from ((addr >> 7) - base offset) modulo
+// the pattern's rows (fixtures/desc): 0 reads the pattern TMA writes, which
+// follows the absolute address; the ISA's (addr >> 7) & 7 anchors the
+// pattern at the start address instead.
+func checkBaseOffset(l SmemLayout, fs *Findings) {
+	swz, b := l.Swizzle, l.BaseOffset
+	rows := swz.patternRows()
+	switch {
+	case swz == SwizzleNone && b != 0:
+		fs.add(Warning, "base_offset", "base-offset-unused",
+			"the base offset is %d, but it is not used without a swizzle (the ISA: valid for all swizzling modes except no-swizzle); leave it 0", b)
+		return
+	case rows == 0 || b == 0:
+		return
+	case b%rows == 0:
+		fs.add(Warning, "base_offset", "base-offset-no-effect",
+			"the base offset is %d, a whole number of repeats of the %s pattern's %d rows, so it shifts nothing; leave it 0", b, swz, rows)
+		return
+	}
+	msg := fmt.Sprintf("the base offset is %d: the tensor core takes each 128-byte row's swizzle phase from ((addr >> 7) - %d) mod %d (measured on the H100), so it reads the %s pattern shifted %d row(s) from the one TMA writes, which follows the absolute address and is what base offset 0 reads.",
+		b, b, rows, swz, b%rows)
+	if isa := ISABaseOffset(l.Start, swz); isa != 0 && isa%rows == b%rows {
+		msg += fmt.Sprintf(" %d is the ISA's (addr >> 7) & 7 for the start address %#x: it puts row 0 of the pattern at the start address, which fits a tile written with its pattern starting there, not one TMA wrote.", b, l.Start)
+	}
+	msg += " For a tile TMA (or CuTe's swizzled layout on an aligned buffer) filled, set it to 0"
+	if l.Arch == SM100 {
+		msg += " (tcgen05 assumed to read as wgmma does: not hardware-verified)"
+	}
+	fs.add(Warning, "base_offset", "base-offset-shift", "%s", msg)
 }

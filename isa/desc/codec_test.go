@@ -145,7 +145,7 @@ func TestEncodeRejects(t *testing.T) {
 // against CUTLASS's bitfield structs (mma_sm90_desc.hpp GmmaDescriptor,
 // mma_sm100_desc.hpp SmemDescriptor / InstrDescriptor).
 func TestKnownValues(t *testing.T) {
-	w, err := NewWGMMA(0x400, 16, 1024, Swizzle128B, -1)
+	w, err := NewWGMMA(0x400, 16, 1024, Swizzle128B, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,24 +155,29 @@ func TestKnownValues(t *testing.T) {
 	// No swizzle K-major bf16 64x16 with core matrices along K adjacent:
 	// LBO 128 (REFERENCES fact 4: the distance between the two core
 	// matrices adjacent along K), SBO 256.
-	w, _ = NewWGMMA(0x0, 128, 256, SwizzleNone, -1)
+	w, _ = NewWGMMA(0x0, 128, 256, SwizzleNone, 0)
 	if v, _ := w.Encode(); v != 0x0000001000080000 {
 		t.Errorf("wgmma no-swizzle: %#x, want 0x0000001000080000", v)
 	}
-	w, _ = NewWGMMA(0x200, 16, 256, Swizzle32B, -1)
+	w, _ = NewWGMMA(0x200, 16, 256, Swizzle32B, 0)
 	if v, _ := w.Encode(); v != 0xC000001000010020 {
 		t.Errorf("wgmma 32B: %#x", v)
 	}
-	s, err := NewTCGen05Smem(0x400, 16, 1024, Swizzle128B, -1)
+	s, err := NewTCGen05Smem(0x400, 16, 1024, Swizzle128B, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := s.Encode(); v != 0x4000404000010040 {
 		t.Errorf("tcgen05 128B K-major at 0x400: %#x, want 0x4000404000010040", v)
 	}
-	s, _ = NewTCGen05Smem(0x480, 16, 1024, Swizzle128B, -1)
-	if s.BaseOffset != 1 {
-		t.Errorf("base offset at 0x480 for 128B = %d, want 1", s.BaseOffset)
+	if b := ISABaseOffset(0x480, Swizzle128B); b != 1 {
+		t.Errorf("the ISA's base offset at 0x480 for 128B = %d, want 1", b)
+	}
+	if b := ISABaseOffset(0x680, Swizzle64B); b != 1 {
+		t.Errorf("the ISA's base offset at 0x680 for 64B = %d, want 1 (5 mod 4)", b)
+	}
+	if _, err := NewWGMMA(0x400, 16, 1024, Swizzle128B, -1); err == nil {
+		t.Error("base offset -1 accepted")
 	}
 	for _, c := range []struct {
 		swz  Swizzle
@@ -203,13 +208,13 @@ func TestKnownValues(t *testing.T) {
 }
 
 func TestNewRejects(t *testing.T) {
-	if _, err := NewWGMMA(0x408, 16, 1024, Swizzle128B, -1); err == nil {
+	if _, err := NewWGMMA(0x408, 16, 1024, Swizzle128B, 0); err == nil {
 		t.Error("unaligned address accepted")
 	}
-	if _, err := NewWGMMA(0x400, 1<<18, 1024, Swizzle128B, -1); err == nil {
+	if _, err := NewWGMMA(0x400, 1<<18, 1024, Swizzle128B, 0); err == nil {
 		t.Error("LBO of 256 KiB accepted")
 	}
-	if _, err := NewWGMMA(0x400, 16, 1024, Swizzle128B32A, -1); err == nil {
+	if _, err := NewWGMMA(0x400, 16, 1024, Swizzle128B32A, 0); err == nil {
 		t.Error("128B-32A accepted on sm_90")
 	}
 	if _, err := NewTCGen05Smem(0x400, 16, 1024, Swizzle128B, 8); err == nil {

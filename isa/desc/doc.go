@@ -61,6 +61,9 @@
 // Everything about sm_100a here is modelled from the ISA and CUTLASS and is
 // not hardware-verified; the sm_90a codec is checked against the
 // descriptors of tcsim's example kernels, which ran correctly on an H100.
-// How the hardware uses a base offset that differs from the one the ISA
-// prescribes is a model (see Footprint).
+// How wgmma uses the base offset was measured on an H100 (tcsim desc
+// probe, fixtures/desc): the swizzle phase of each row is
+// ((addr >> 7) - base offset), so 0 reads the pattern TMA writes and the
+// ISA's (addr >> 7) & 7 anchors the pattern at the start address instead
+// (see Footprint and the base-offset-shift finding).
 package desc

@@ -10,7 +10,7 @@ import (
 // Build the descriptor of a K-major bf16 operand stored with 128-byte
 // swizzle at shared address 0x400: 8-row groups 1024 bytes apart.
 func ExampleNewWGMMA() {
-	d, err := desc.NewWGMMA(0x400, 16, 1024, desc.Swizzle128B, -1)
+	d, err := desc.NewWGMMA(0x400, 16, 1024, desc.Swizzle128B, 0)
 	if err != nil {
 		panic(err)
 	}
@@ -24,7 +24,7 @@ func ExampleNewWGMMA() {
 
 // The same operand for tcgen05: other swizzle codes, and the version bits.
 func ExampleNewTCGen05Smem() {
-	d, _ := desc.NewTCGen05Smem(0x400, 16, 1024, desc.Swizzle128B, -1)
+	d, _ := desc.NewTCGen05Smem(0x400, 16, 1024, desc.Swizzle128B, 0)
 	v, _ := d.Encode()
 	fmt.Printf("%#x version=%d swizzle code=%d\n", v, d.Version, d.SwizzleCode)
 	// Output:
@@ -32,14 +32,15 @@ func ExampleNewTCGen05Smem() {
 }
 
 func ExampleWGMMA_Check() {
-	// The tile starts 128 bytes past a 1024-byte boundary but the base
-	// offset is 0.
-	d := desc.DecodeWGMMA(0x4000004000010048)
+	// The tile starts 128 bytes past a 1024-byte boundary and the base
+	// offset is the ISA's (addr >> 7) & 7 = 1: the tensor core then reads
+	// the swizzle pattern one row off the one TMA wrote there.
+	d := desc.DecodeWGMMA(0x4002004000010048)
 	for _, f := range d.Check(desc.Context{Major: desc.MajorK}) {
 		fmt.Println(f.Severity, f.Field, f.Rule)
 	}
 	// Output:
-	// error base_offset base-offset-phase
+	// warning base_offset base-offset-shift
 }
 
 func ExampleDecodeIDesc() {

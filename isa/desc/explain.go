@@ -128,12 +128,11 @@ func sboMeaning(bytes uint32, swz Swizzle, major Major, dtype string) string {
 func baseOffsetField(raw uint8, start uint32, swz Swizzle) Field {
 	f := Field{Key: "base_offset", Name: "base offset", Lo: 49, Hi: 51, Raw: uint64(raw), Value: fmt.Sprint(raw)}
 	if swz.Repeat() == 0 {
-		f.Meaning = "the phase of the swizzle pattern at the start address; not used without a swizzle (should be 0)."
+		f.Meaning = "shifts the swizzle pattern; not used without a swizzle (should be 0)."
 		return f
 	}
-	want := BaseOffsetFor(start, swz)
-	f.Meaning = fmt.Sprintf("the phase of the swizzle pattern at the start address, in 128-byte rows. The %s pattern repeats every %d bytes; the start address %#x is %d bytes past such a boundary, so the ISA wants %d ((addr >> 7) & 7, and 0 on a boundary).",
-		swz, swz.Repeat(), start, start%uint32(swz.Repeat()), want)
+	f.Meaning = fmt.Sprintf("shifts the %s swizzle pattern by this many 128-byte rows: the tensor core XORs each row with ((addr >> 7) - base offset) mod %d (measured on the H100). 0 reads the pattern TMA writes, which follows the absolute address; the ISA's (addr >> 7) & 7 (%d for %#x) anchors row 0 of the pattern at the start address.",
+		swz, swz.patternRows(), ISABaseOffset(start, swz), start)
 	return f
 }
 

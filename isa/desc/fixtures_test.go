@@ -122,7 +122,7 @@ func TestFixtureTCGen05GEMM(t *testing.T) {
 		"umma_sw128_desc(smem_u32(sA) + 32 * k)")
 	for _, saddr := range []uint32{0x400, 0x420, 0x440, 0x460} {
 		v := uint64((saddr&0x3FFFF)>>4) | 1<<16 | uint64(1024>>4)<<32 | 1<<46 | 2<<61
-		d, _ := NewTCGen05Smem(saddr, 16, 1024, Swizzle128B, -1)
+		d, _ := NewTCGen05Smem(saddr, 16, 1024, Swizzle128B, 0)
 		if got, _ := d.Encode(); got != v {
 			t.Fatalf("NewTCGen05Smem(%#x) = %#x, kernel builds %#x", saddr, got, v)
 		}

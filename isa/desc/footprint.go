@@ -95,12 +95,14 @@ func (op Operand) Geometry() (alongMN, alongK int, err error) {
 // dense MMA has, and is this model's assumption. With LBOAbsolute,
 // K-major columns c >= 2 are read from LBO (an address) instead.
 //
-// The swizzle XOR takes its row phase from the address relative to Start
-// plus the base offset: ((addr>>7) - (Start>>7) + BaseOffset). With the
-// base offset the ISA requires (BaseOffsetFor) that is exactly the
-// absolute-address swizzle TMA writes; with a wrong one the phase slips by
-// the difference. That reading of the base offset is a model and is not
-// hardware-verified.
+// The swizzle XOR takes its row phase from the absolute address minus the
+// base offset: ((addr>>7) - BaseOffset) modulo the pattern's rows (8 for
+// 128B, 4 for 64B, 2 for 32B). With base offset 0 that is the pattern TMA
+// writes, which depends only on the absolute shared-memory address; a base
+// offset b shifts the pattern so that the row b rows below the start is
+// row 0 (the ISA's value (addr>>7)&7 anchors it at the start address).
+// This reading was measured on an H100 (fixtures/desc, tcsim desc probe);
+// for tcgen05 (sm_100a) it is assumed the same, not hardware-verified.
 func Footprint(l SmemLayout, op Operand) ([]CoreMatrixRead, error) {
 	nMN, nK, err := op.Geometry()
 	if err != nil {
@@ -167,7 +169,7 @@ func (l SmemLayout) swizzle(lin uint32) uint32 {
 	if l.Swizzle.Repeat() == 0 {
 		return lin
 	}
-	phase := int64(lin>>7) - int64(l.Start>>7) + int64(l.BaseOffset)
+	phase := int64(lin>>7) - int64(l.BaseOffset)
 	return l.Swizzle.applyPhase(lin, uint32(phase&0xFF))
 }
 

@@ -93,8 +93,7 @@ func TestFootprintMatchesCuTeLayouts(t *testing.T) {
 				ref := func(mn, k int) uint32 { return uint32(sw.Apply(int(base) + at(mn, k))) }
 				eb := c.elemBits / 8
 				start := base + uint32(at(0, c.kOff)) // the descriptor's start: the first element, unswizzled
-				l := SmemLayout{Start: start, LBO: c.lbo(tile, at), SBO: c.sbo(tile, at), Swizzle: c.swz,
-					BaseOffset: BaseOffsetFor(start, c.swz)}
+				l := SmemLayout{Start: start, LBO: c.lbo(tile, at), SBO: c.sbo(tile, at), Swizzle: c.swz}
 				reads, err := Footprint(l, Operand{Major: c.major, ElemBits: c.elemBits, MN: c.mn, K: c.k})
 				if err != nil {
 					t.Fatal(err)
@@ -155,22 +154,30 @@ func TestFootprintLBOIsKStepForKMajorNoSwizzle(t *testing.T) {
 	}
 }
 
-// With the base offset the ISA requires, the swizzle follows absolute
-// address bits; with base offset 0 at a start that is not on the repeat
-// boundary, the model slips the phase by the difference.
+// Base offset 0 reads the absolute-address pattern (what TMA writes) at
+// any start; base offset b reads row r with the phase of row r - b, as the
+// H100 does (fixtures/desc/desc_probe_h100.bin, TestProbeRecordedH100).
 func TestFootprintBaseOffsetPhase(t *testing.T) {
 	op := Operand{Major: MajorK, ElemBits: 16, MN: 8, K: 8}
-	good := SmemLayout{Start: 0x480, SBO: 1024, Swizzle: Swizzle128B, BaseOffset: 1}
-	bad := good
-	bad.BaseOffset = 0
-	rg, _ := Footprint(good, op)
-	rb, _ := Footprint(bad, op)
-	for i := range rg {
-		if want := Swizzle128B.Apply(rg[i].Linear); rg[i].Addr != want {
-			t.Fatalf("right base offset: row %d at %#x, absolute swizzle gives %#x", rg[i].Row, rg[i].Addr, want)
-		}
-		if rb[i].Addr == rg[i].Addr {
-			t.Fatalf("wrong base offset: row %d reads the same address %#x", rb[i].Row, rb[i].Addr)
+	for _, start := range []uint32{0x400, 0x480, 0x700} {
+		abs := SmemLayout{Start: start, SBO: 1024, Swizzle: Swizzle128B}
+		ra, _ := Footprint(abs, op)
+		for b := 1; b < 8; b++ {
+			shifted := abs
+			shifted.BaseOffset = b
+			rs, _ := Footprint(shifted, op)
+			for i := range ra {
+				if want := Swizzle128B.Apply(ra[i].Linear); ra[i].Addr != want {
+					t.Fatalf("base 0 at %#x: row %d at %#x, absolute swizzle gives %#x", start, ra[i].Row, ra[i].Addr, want)
+				}
+				back := rs[i].Linear - uint32(b)*128 // the row b rows below has the phase used
+				if want := Swizzle128B.Apply(back) + uint32(b)*128; rs[i].Addr != want {
+					t.Fatalf("base %d at %#x: row %d at %#x, want %#x", b, start, rs[i].Row, rs[i].Addr, want)
+				}
+				if rs[i].Addr == ra[i].Addr {
+					t.Fatalf("base %d at %#x: row %d reads the same address %#x as base 0", b, start, rs[i].Row, rs[i].Addr)
+				}
+			}
 		}
 	}
 }

@@ -39,7 +39,7 @@ func TestGoldenExplanations(t *testing.T) {
 	}{
 		{"wgmma_sw128_kmajor", 0x4000004000010040, ArchUnknown, kbf, true},
 		{"wgmma_none_kmajor", 0x0000001000080000, SM90, kbf, true},
-		{"wgmma_base_offset", 0x4000004000010048, SM90, Context{Major: MajorK, DType: "bf16", TileMN: 8, TileK: 16}, true},
+		{"wgmma_base_offset", 0x4002004000010048, SM90, Context{Major: MajorK, DType: "bf16", TileMN: 8, TileK: 16}, true},
 		{"wgmma_sbo_bytes", 0x4000040000010040, SM90, Context{Major: MajorK, DType: "bf16"}, false},
 		{"wgmma_no_context", 0x4000004000010040, ArchUnknown, Context{}, false},
 		{"tcgen05_sw128_kmajor", 0x4000404000010040, ArchUnknown, Context{Major: MajorK, DType: "bf16", TileMN: 128, TileK: 16}, false},

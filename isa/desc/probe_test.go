@@ -3,6 +3,9 @@ package desc
 import (
 	"encoding/binary"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,7 +87,7 @@ func TestProbeCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A GPU that reads as Footprint says passes every case.
-	out, err := p.SimulateProbe(ModelISA)
+	out, err := p.SimulateProbe(ModelFootprint)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,18 +100,24 @@ func TestProbeCheck(t *testing.T) {
 			t.Errorf("%v", r)
 		}
 	}
-	// A GPU that ignores base offsets fails exactly the cases whose base
-	// offset differs from the ISA's value, and is recognised.
-	out, _ = p.SimulateProbe(ModelAbsolute)
-	res, _ = p.Check(out)
-	for _, r := range res {
-		l := r.Case.Desc.Layout()
-		differs := l.Swizzle.Repeat() > 0 && l.BaseOffset != BaseOffsetFor(l.Start, l.Swizzle)
-		if r.OK() == differs {
-			t.Errorf("absolute model: %v (base offset differs from the ISA's: %v)", r, differs)
+	// A GPU that reads by an alternative base-offset model fails exactly
+	// the cases listing it whose prediction differs from the footprint,
+	// and each failure is recognised as that model.
+	for _, m := range []ProbeModel{ModelAbsolute, ModelStartRelative} {
+		out, _ = p.SimulateProbe(m)
+		res, _ = p.Check(out)
+		failed := 0
+		for _, r := range res {
+			if r.OK() {
+				continue
+			}
+			failed++
+			if !slices.Contains(r.Case.Alternatives, m) || !slices.Contains(r.Matches, m) {
+				t.Errorf("%s: %v", m, r)
+			}
 		}
-		if differs && (len(r.Matches) != 1 || r.Matches[0] != ModelAbsolute) {
-			t.Errorf("absolute model not recognised: %v", r)
+		if failed < 2 {
+			t.Errorf("%s: only %d cases tell it from the footprint", m, failed)
 		}
 	}
 	// Swapped LBO/SBO fails the cases that use both.
@@ -141,15 +150,47 @@ func TestProbeCheck(t *testing.T) {
 }
 
 func TestNewProbeRejects(t *testing.T) {
-	big, _ := NewWGMMA(0, 16, 4096, Swizzle128B, -1)
+	big, _ := NewWGMMA(0, 16, 4096, Swizzle128B, 0)
 	if _, err := NewProbe([]ProbeCase{{Name: "big", Desc: big, Major: MajorK}}); err == nil {
 		t.Error("a footprint past the A region accepted")
 	}
-	ov, _ := NewWGMMA(0, 16, 512, Swizzle128B, -1)
+	ov, _ := NewWGMMA(0, 16, 512, Swizzle128B, 0)
 	if _, err := NewProbe([]ProbeCase{{Name: "overlap", Desc: ov, Major: MajorK}}); err == nil {
 		t.Error("overlapping core matrices accepted")
 	}
 	if _, err := NewProbe([]ProbeCase{{Name: "nomajor", Desc: ov}}); err == nil {
 		t.Error("missing major accepted")
+	}
+}
+
+// TestProbeRecordedH100 replays what an H100 read through the probe's
+// descriptors (fixtures/desc/README.md): every element where Footprint
+// says, and the alternative base-offset readings ruled out.
+func TestProbeRecordedH100(t *testing.T) {
+	out, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "desc", "desc_probe_h100.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewProbe(DefaultProbeCases())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Check(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ruledOut := map[ProbeModel]int{}
+	for _, r := range res {
+		if !r.OK() {
+			t.Errorf("%v", r)
+		}
+		for _, m := range r.Case.Alternatives {
+			if !slices.Contains(r.Matches, m) {
+				ruledOut[m]++
+			}
+		}
+	}
+	if ruledOut[ModelAbsolute] < 2 || ruledOut[ModelStartRelative] < 3 {
+		t.Errorf("the recording rules out the base-offset alternatives in too few cases: %v", ruledOut)
 	}
 }

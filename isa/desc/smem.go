@@ -88,8 +88,9 @@ func (d WGMMA) Layout() SmemLayout {
 // NewWGMMA builds a wgmma descriptor from byte values: the shared-memory
 // start address and the leading and stride byte offsets. The address is
 // reduced as the ISA's matrix-descriptor-encode does ((x & 0x3FFFF) >> 4);
-// the offsets must be 16-byte multiples below 256 KiB. A baseOffset below
-// 0 asks for the value the ISA requires for addr (BaseOffsetFor).
+// the offsets must be 16-byte multiples below 256 KiB. The base offset
+// (0-7) shifts the swizzle pattern by that many 128-byte rows; 0 reads the
+// pattern TMA writes (see Footprint).
 func NewWGMMA(addr, lbo, sbo uint32, swz Swizzle, baseOffset int) (WGMMA, error) {
 	code, ok := swz.SM90Code()
 	if !ok {
@@ -98,7 +99,7 @@ func NewWGMMA(addr, lbo, sbo uint32, swz Swizzle, baseOffset int) (WGMMA, error)
 	if err := checkByteFields(addr, lbo, sbo); err != nil {
 		return WGMMA{}, err
 	}
-	bo, err := pickBaseOffset(addr, swz, baseOffset)
+	bo, err := baseOffsetBits(baseOffset)
 	if err != nil {
 		return WGMMA{}, err
 	}
@@ -190,8 +191,7 @@ func (d TCGen05Smem) Layout() SmemLayout {
 // NewTCGen05Smem builds a tcgen05 shared-memory descriptor from byte
 // values, with the version bits set and relative LBO mode. The address is
 // reduced as matrix-descriptor-encode does; the offsets must be 16-byte
-// multiples below 256 KiB. A baseOffset below 0 asks for the value the ISA
-// requires for addr.
+// multiples below 256 KiB. The base offset (0-7) is as for NewWGMMA.
 func NewTCGen05Smem(addr, lbo, sbo uint32, swz Swizzle, baseOffset int) (TCGen05Smem, error) {
 	code, ok := swz.SM100Code()
 	if !ok {
@@ -200,7 +200,7 @@ func NewTCGen05Smem(addr, lbo, sbo uint32, swz Swizzle, baseOffset int) (TCGen05
 	if err := checkByteFields(addr, lbo, sbo); err != nil {
 		return TCGen05Smem{}, err
 	}
-	bo, err := pickBaseOffset(addr, swz, baseOffset)
+	bo, err := baseOffsetBits(baseOffset)
 	if err != nil {
 		return TCGen05Smem{}, err
 	}
@@ -208,24 +208,23 @@ func NewTCGen05Smem(addr, lbo, sbo uint32, swz Swizzle, baseOffset int) (TCGen05
 		Version: TCGen05Version, BaseOffset: bo, SwizzleCode: code}, nil
 }
 
-// BaseOffsetFor is the base offset the ISA requires for a matrix that
-// starts at addr: 0 when addr sits on the swizzle pattern's repeat boundary
-// (1024 B for 128B, 512 B for 64B and 128B-32A, 256 B for 32B), otherwise
-// the pattern's phase at addr in 128-byte rows, (addr % repeat) >> 7. The
-// ISA writes this as (addr >> 7) & 7, which agrees modulo the pattern's
-// row count. It is 0 for no swizzle.
-func BaseOffsetFor(addr uint32, swz Swizzle) int {
+// ISABaseOffset is the base offset the PTX ISA's formula gives for a
+// matrix that starts at addr: the pattern's phase at addr in 128-byte rows,
+// (addr % repeat) >> 7 (the ISA writes (addr >> 7) & 7, which agrees
+// modulo the pattern's row count), 0 for no swizzle. The H100 takes the
+// phase from ((addr >> 7) - base offset), so this value anchors the
+// pattern at the start address: right for a tile written with its pattern
+// starting there, wrong for a tile TMA wrote (TMA's pattern follows the
+// absolute address, which base offset 0 reads).
+func ISABaseOffset(addr uint32, swz Swizzle) int {
 	if swz.Repeat() == 0 {
 		return 0
 	}
 	return int(addr%uint32(swz.Repeat())) >> 7
 }
 
-func pickBaseOffset(addr uint32, swz Swizzle, want int) (uint8, error) {
-	if want < 0 {
-		return uint8(BaseOffsetFor(addr, swz)), nil
-	}
-	if want > 7 {
+func baseOffsetBits(want int) (uint8, error) {
+	if want < 0 || want > 7 {
 		return 0, fmt.Errorf("base offset: %d does not fit its 3 bits (0-7)", want)
 	}
 	return uint8(want), nil
