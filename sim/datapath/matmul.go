@@ -1,6 +1,12 @@
 package datapath
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+	"sync"
+
+	"github.com/tcsim/tcsim/isa/numfmt"
+)
 
 // Problem dimensions and operand layouts for MatMul:
 // A is M×K row-major, B is N×K (each output column's K values contiguous),
@@ -168,115 +174,305 @@ func (m *Model) plainFused(K int) bool {
 		m.FracBits+2+bits.Len(uint(K))+1 < 63 // aligned terms and their sum fit in an int64
 }
 
-// soa holds pre-decoded operands: signed significands and alignment
-// exponents (zeros get zeroExp so they never win the anchor), plus whether a
-// row holds an Inf or NaN (such dot products take the general path).
+// soa holds pre-decoded input operands for matmulFused: each element's
+// exact value sig * 2^exp as a float64 (its significand taken as an
+// integer, so a product of two is exact), its alignment exponent exp
+// (zeroExp for zero, so zeros never win the anchor), and whether a row
+// holds an Inf or NaN (such dot products take the general path).
 type soa struct {
-	sig     []int64
+	val     []float64
 	exp     []int32
 	special []bool // per row
 }
 
-func (m *Model) predecode(raw []uint64, rows, K int, dec func(uint64) term) soa {
-	s := soa{sig: make([]int64, len(raw)), exp: make([]int32, len(raw)), special: make([]bool, rows)}
+// packed is one decoded input element in a decode table.
+type packed struct {
+	val     float64
+	exp     int32
+	special bool
+}
+
+// tableKey names a decode table: the format and the model settings that
+// decodeIn depends on.
+type tableKey struct {
+	f, widen *numfmt.Format
+	zeroExp  int
+	flush    bool
+}
+
+// decodeTables caches the decode table of every input format of up to 16
+// bits (65536 entries at most), built on first use.
+var decodeTables sync.Map // tableKey -> []packed
+
+// pack is t as matmulFused uses it.
+func pack(t term) packed {
+	switch {
+	case t.nan || t.inf:
+		return packed{exp: zeroExp, special: true}
+	case t.sig == 0:
+		return packed{exp: zeroExp}
+	}
+	v := math.Ldexp(float64(t.sig), t.exp)
+	if t.neg {
+		v = -v
+	}
+	return packed{val: v, exp: int32(t.exp)}
+}
+
+// inputTable is the decode table of m's input format f.
+func (m *Model) inputTable(f *numfmt.Format) []packed {
+	key := tableKey{f, m.Widen, m.ZeroExp, m.FlushInputs}
+	if t, ok := decodeTables.Load(key); ok {
+		return t.([]packed)
+	}
+	tab := make([]packed, 1<<f.Bits)
+	for x := range tab {
+		tab[x] = pack(m.decodeIn(f, uint64(x)<<f.Shift))
+	}
+	t, _ := decodeTables.LoadOrStore(key, tab)
+	return t.([]packed)
+}
+
+// predecode decodes the input elements raw of f (rows of K).
+func (m *Model) predecode(raw []uint64, rows, K int, f *numfmt.Format) soa {
+	n := len(raw)
+	s := soa{val: make([]float64, n), exp: make([]int32, n), special: make([]bool, rows)}
+	var tab []packed
+	mask := uint64(1)<<f.Bits - 1
+	if f.Bits <= 16 {
+		tab = m.inputTable(f)
+	}
 	for i, r := range raw {
-		t := dec(r)
-		switch {
-		case t.nan || t.inf:
+		var p packed
+		if tab != nil {
+			p = tab[r>>f.Shift&mask]
+		} else {
+			p = pack(m.decodeIn(f, r))
+		}
+		s.val[i], s.exp[i] = p.val, p.exp
+		if p.special {
 			s.special[i/K] = true
-		case t.sig == 0:
-			s.exp[i] = zeroExp
-		default:
-			s.sig[i] = int64(t.sig)
-			if t.neg {
-				s.sig[i] = -s.sig[i]
-			}
-			s.exp[i] = int32(t.exp)
 		}
 	}
 	return s
 }
 
+// isBinary32 reports whether f is IEEE binary32, which cRow decodes
+// inline.
+func isBinary32(f *numfmt.Format) bool {
+	return f.Bits == 32 && f.Shift == 0 && f.ExpBits == 8 && f.MantBits == 23 && f.Bias == 127 && f.Signed &&
+		f.HasInf && f.NaN == numfmt.IEEENaN
+}
+
+// cRow is a row of accumulator elements decoded for matmulFused: the
+// magnitudes, sign masks (0 or -1), alignment exponents (zeroExp for zero)
+// and whether each is Inf or NaN.
+type cRow struct {
+	mag     []uint64
+	neg     []int64
+	exp     []int32
+	special []bool
+}
+
+// decode fills r from the raw elements c of m.C.
+func (r *cRow) decode(m *Model, c []uint64) {
+	mag, neg, exp, special := r.mag[:len(c)], r.neg[:len(c)], r.exp[:len(c)], r.special[:len(c)]
+	if isBinary32(m.C) {
+		for j, raw := range c {
+			x := uint32(raw)
+			e := int32(x >> 23 & 0xFF)
+			mant := uint64(x & (1<<23 - 1))
+			mag[j], neg[j], exp[j], special[j] = 0, 0, zeroExp, false
+			switch {
+			case e == 0xFF:
+				special[j] = true
+			case e == 0 && mant == 0:
+			case e == 0:
+				mag[j], neg[j], exp[j] = mant, -int64(x>>31), 1-127
+			default:
+				mag[j], neg[j], exp[j] = mant|1<<23, -int64(x>>31), e-127
+			}
+		}
+		return
+	}
+	for j, raw := range c {
+		t := decode(m.C, raw, m.ZeroExp, false)
+		mag[j], neg[j], exp[j], special[j] = 0, 0, zeroExp, false
+		switch {
+		case t.nan || t.inf:
+			special[j] = true
+		case t.sig == 0:
+		default:
+			mag[j], exp[j] = t.sig, int32(t.exp)
+			if t.neg {
+				neg[j] = -1
+			}
+		}
+	}
+}
+
 // matmulFused is MatMul for the one-step fused datapath: the same bits as
-// Dot, with each operand decoded once and a branch-free inner loop.
+// Dot, with each operand decoded once.
+//
+// Each product is aligned to the anchor emax (the largest exponent among
+// the products and C) with FracBits fraction bits and truncated toward
+// zero. With A and B held as exact float64 values sig * 2^exp, the product
+// of two is exact (its significand has at most 2*12 bits), multiplying it
+// by 2^(L - emax) (L = FracBits - A's and B's fraction bits) is exact or
+// gives a magnitude below 1, and converting to an integer truncates toward
+// zero: exactly the sign-magnitude truncation of the datapath.
 func (m *Model) matmulFused(M, N, K int, a, b, c []uint64) []uint64 {
-	A := m.predecode(a, M, K, func(r uint64) term { return m.decodeIn(m.A, r) })
-	B := m.predecode(b, N, K, func(r uint64) term { return m.decodeIn(m.B, r) })
-	// C element by element: each is its own row.
-	C := m.predecode(c, len(c), 1, func(r uint64) term { return decode(m.C, r, m.ZeroExp, false) })
-	cfrac := m.C.MantBits
-	// Every product's left shift is at most L (its exponent is at most the
-	// anchor), so (mag << L) >> (L - sh) needs only a right shift.
 	L := int32(m.FracBits - m.A.MantBits - m.B.MantBits)
-	fast := m.Out == RoundTowardZero && L >= 0
+	fast := m.Out == RoundTowardZero && L >= 0 && m.A.MantBits+m.B.MantBits+2 <= 53
+	A := m.predecode(a, M, K, m.A)
+	B := m.predecode(b, N, K, m.B)
+	cfrac := m.C.MantBits
+	rz := newRZ(m)
+	C := cRow{make([]uint64, N), make([]int64, N), make([]int32, N), make([]bool, N)}
+	sums, scales := make([]int64, N), make([]int32, N)
 	d := make([]uint64, M*N)
-	e := make([]int32, K) // the product exponents of the current dot product
+	// scaled reports the float64 2^(L - emax), if it is a normal number.
+	scaled := func(emax int32) (float64, bool) {
+		f := 1023 + L - emax
+		return math.Float64frombits(uint64(f) << 52), f >= 1 && f <= 2046
+	}
 	for i := 0; i < M; i++ {
-		as, ae := A.sig[i*K:(i+1)*K], A.exp[i*K:(i+1)*K]
+		av, ae := A.val[i*K:(i+1)*K], A.exp[i*K:(i+1)*K]
+		C.decode(m, c[i*N:(i+1)*N])
+		slow := !fast || A.special[i]
 		for j := 0; j < N; j++ {
 			ci := i*N + j
-			if !fast || A.special[i] || B.special[j] || C.special[ci] {
+			if slow || B.special[j] || C.special[j] {
 				d[ci] = m.fused(a[i*K:(i+1)*K], b[j*K:(j+1)*K], c[ci], nil)
+				scales[j] = done
 				continue
 			}
-			bs, be := B.sig[j*K:(j+1)*K], B.exp[j*K:(j+1)*K]
-			emax := C.exp[ci] // zeroExp for a zero C
-			e = e[:K]
-			for k := range e {
-				x := ae[k] + be[k]
-				e[k] = x
-				emax = max(emax, x)
-			}
+			bv, be := B.val[j*K:j*K+len(av)], B.exp[j*K:j*K+len(av)]
+			emax := maxProductExp(ae, be, C.exp[j])
 			if emax <= zeroExp/2 {
 				d[ci] = 0 // every term is zero
+				scales[j] = done
 				continue
 			}
-			// Product k's shift is sh = L + e[k] - emax <= L, so the right
-			// shift after (mag << L) is emax - e[k].
-			var sum int64
-			for k, x := range e {
-				p := as[k] * bs[k]
-				neg := p >> 63 // 0 or -1
-				mag := uint64((p ^ neg) - neg)
-				w := uint32(emax - x) // >= 0; 63 or more drops everything
-				v := int64((mag << uint(L)) >> (min(w, 63) & 63))
-				sum += (v ^ neg) - neg
+			scale, ok := scaled(emax)
+			if !ok {
+				d[ci] = m.fused(a[i*K:(i+1)*K], b[j*K:(j+1)*K], c[ci], nil)
+				scales[j] = done
+				continue
 			}
-			if cs := C.sig[ci]; cs != 0 {
-				sh := m.FracBits - cfrac + int(C.exp[ci]) - int(emax)
-				neg := cs >> 63
-				mag := uint64((cs ^ neg) - neg)
-				v := int64(mag << uint(max(sh, 0)) >> uint(max(-sh, 0)))
-				sum += (v ^ neg) - neg
-			}
-			d[ci] = m.normalizeRZ(sum, int(emax)-m.FracBits)
+			sums[j] = alignedSum(av, bv, scale) + m.alignC(C.mag[j], C.neg[j], C.exp[j], emax, cfrac)
+			scales[j] = emax - int32(m.FracBits)
 		}
+		rz.round(m, d[i*N:(i+1)*N], sums, scales)
 	}
 	return d
 }
 
-// normalizeRZ is normalize for round-toward-zero, with a fast path for
-// results in the accumulator's normal range.
-func (m *Model) normalizeRZ(sum int64, scale int) uint64 {
-	f := m.C
-	if sum == 0 {
+// maxProductExp is the anchor: the largest of the product exponents
+// ae[k] + be[k] and cexp (zeroExp for a zero C), in four independent
+// chains.
+func maxProductExp(ae, be []int32, cexp int32) int32 {
+	be = be[:len(ae)]
+	e0, e1, e2, e3 := cexp, int32(zeroExp), int32(zeroExp), int32(zeroExp)
+	k := 0
+	for ; k+4 <= len(ae); k += 4 {
+		x, y := (*[4]int32)(ae[k:k+4]), (*[4]int32)(be[k:k+4])
+		e0, e1 = max(e0, x[0]+y[0]), max(e1, x[1]+y[1])
+		e2, e3 = max(e2, x[2]+y[2]), max(e3, x[3]+y[3])
+	}
+	for ; k < len(ae); k++ {
+		e0 = max(e0, ae[k]+be[k])
+	}
+	return max(e0, e1, e2, e3)
+}
+
+// alignedSum is the sum of the products av[k]*bv[k], each scaled by scale
+// (a power of two) and truncated toward zero (see matmulFused).
+func alignedSum(av, bv []float64, scale float64) int64 {
+	bv = bv[:len(av)]
+	var s0, s1, s2, s3 int64
+	k := 0
+	for ; k+4 <= len(av); k += 4 {
+		x, y := (*[4]float64)(av[k:k+4]), (*[4]float64)(bv[k:k+4])
+		s0 += int64(x[0] * y[0] * scale)
+		s1 += int64(x[1] * y[1] * scale)
+		s2 += int64(x[2] * y[2] * scale)
+		s3 += int64(x[3] * y[3] * scale)
+	}
+	for ; k < len(av); k++ {
+		s0 += int64(av[k] * bv[k] * scale)
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// alignC is the accumulator term (magnitude cm, sign mask cn, exponent
+// cexp) aligned to the anchor emax >= cexp, truncated toward zero.
+func (m *Model) alignC(cm uint64, cn int64, cexp, emax int32, cfrac int) int64 {
+	if cm == 0 {
 		return 0
 	}
-	neg := uint64(sum) >> 63
-	mag := uint64(sum)
-	if neg != 0 {
-		mag = -mag
+	// emax >= cexp, so C shifts left by at most FracBits - cfrac.
+	var v int64
+	if sh := m.FracBits - cfrac + int(cexp) - int(emax); sh >= 0 {
+		v = int64(cm << (uint(sh) & 63))
+	} else {
+		v = int64(cm >> (min(uint(-sh), 63) & 63))
 	}
+	return (v ^ cn) - cn
+}
+
+// done marks a result matmulFused has already stored.
+const done = math.MinInt32
+
+// rzRounder is normalize for round-toward-zero with the accumulator
+// format's constants loaded once, and a fast path for results in its
+// normal range.
+type rzRounder struct {
+	mb, fmb      uint // mantissa bits kept, and the format's
+	bias, expTop int  // exponent bias, and the all-ones exponent field
+	signShift    uint
+}
+
+func newRZ(m *Model) rzRounder {
+	f := m.C
 	mb := m.OutMantBits
 	if mb == 0 {
 		mb = f.MantBits
 	}
-	lead := bits.Len64(mag) - 1
-	e := lead + scale
-	be := e + f.Bias
-	if be < 1 || be >= 1<<f.ExpBits-1 || lead < mb {
-		return m.normalize(sum, scale, term{})
+	return rzRounder{mb: uint(mb), fmb: uint(f.MantBits), bias: f.Bias, expTop: 1<<f.ExpBits - 1, signShift: uint(f.Bits - 1)}
+}
+
+// round stores m.normalize(sums[j], scales[j]) in d[j] for round-toward-
+// zero models, skipping the elements whose scale is done.
+func (r rzRounder) round(m *Model, d []uint64, sums []int64, scales []int32) {
+	sums, scales = sums[:len(d)], scales[:len(d)]
+	for j, sum := range sums {
+		scale := int(scales[j])
+		if scale == done {
+			continue
+		}
+		if sum == 0 {
+			d[j] = 0
+			continue
+		}
+		neg := uint64(sum) >> 63
+		mag := uint64(sum)
+		if neg != 0 {
+			mag = -mag
+		}
+		lead := bits.Len64(mag) - 1
+		be := lead + scale + r.bias
+		if be < 1 || be >= r.expTop {
+			d[j] = m.normalize(sum, scale, term{})
+			continue
+		}
+		var mant uint64
+		if s := lead - int(r.mb); s >= 0 {
+			mant = mag >> (uint(s) & 63)
+		} else {
+			mant = mag << (uint(-s) & 63) // exact: no bits dropped
+		}
+		mant &= 1<<r.mb - 1
+		d[j] = neg<<r.signShift | uint64(be)<<r.fmb | mant<<(r.fmb-r.mb)
 	}
-	mant := (mag >> uint(lead-mb)) & (1<<uint(mb) - 1)
-	return neg<<(f.Bits-1) | uint64(be)<<f.MantBits | mant<<uint(f.MantBits-mb)
 }
