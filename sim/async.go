@@ -680,7 +680,7 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 					Msg: fmt.Sprintf("TMA destination %#x is not 128-byte aligned", off)})
 			} else if off%align != 0 {
 				u.m.hazard(Hazard{Kind: HzAsyncAlign, Severity: SevWarning, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
-					Msg: fmt.Sprintf("TMA destination %#x is not aligned to the %s swizzle's %d-byte repeat, so the box's first row is not row 0 of the pattern: tcsim writes the pattern by absolute address (which a wgmma descriptor with base offset 0 reads; unaligned TMA destinations are not hardware-verified), while a CuTe swizzled layout of the tile assumes an aligned start", off, tm.swz, align)})
+					Msg: fmt.Sprintf("TMA destination %#x is not aligned to the %s swizzle's %d-byte repeat, so the box's first row is not row 0 of the pattern: TMA swizzles by absolute address (measured on the H100), which a wgmma descriptor with base offset 0 reads, but a swizzled layout of the tile that assumes an aligned start (CuTe's) does not", off, tm.swz, align)})
 			}
 			targets := []*CTA{c}
 			if bi.multicast {
