@@ -28,7 +28,7 @@ type Stepper struct {
 	breaks       map[int]bool
 	stopOnHazard bool
 	pending      []Hazard
-	skip         *Warp // resume past a breakpoint once
+	reported     map[*Warp]int // warps stopped at a breakpoint, and its pc: they run past it next time
 	done         bool
 	err          error
 	steps        int64
@@ -232,11 +232,14 @@ func (s *Stepper) step(only *Warp, checkBreak bool) (Event, error) {
 			}
 		}
 		pc := w.PC()
-		if checkBreak && s.breaks[pc] && s.skip != w {
-			s.skip = w
+		if rpc, ok := s.reported[w]; checkBreak && s.breaks[pc] && (!ok || rpc != pc) {
+			if s.reported == nil {
+				s.reported = map[*Warp]int{}
+			}
+			s.reported[w] = pc
 			return s.event(StopBreakpoint, w, pc), nil
 		}
-		s.skip = nil
+		delete(s.reported, w) // it runs: a later visit to the breakpoint stops again
 		before := w.steps
 		if err := u.runWarp(w, 1, nil); err != nil {
 			s.err = err

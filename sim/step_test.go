@@ -184,3 +184,80 @@ func TestTraceReplay(t *testing.T) {
 		t.Errorf("only %d registers checked", checked)
 	}
 }
+
+// A breakpoint in a loop stops every warp on every visit: two warps at the
+// same breakpoint each stop once there and then run on (no ping-pong
+// between them), and a warp stepped past a breakpoint by hand stops at it
+// again on its next visit.
+func TestStepperBreakpointEveryVisit(t *testing.T) {
+	src := `
+.visible .entry k(.param .u64 out)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<24>;
+	.reg .b64 %rd<4>;
+	mov.u32 %r9, 0;
+	mov.u32 %r3, 0;
+$loop:
+	add.u32 %r9, %r9, 2;
+	add.u32 %r3, %r3, 1;
+	setp.lt.u32 %p1, %r3, 4;
+	@%p1 bra $loop;
+` + storeTid
+	m, err := prepare(src, 1, 64, 256, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := m.NewStepper()
+	line := 0
+	for i, l := range bytes.Split([]byte(ptxHeader+src), []byte("\n")) {
+		if bytes.Contains(l, []byte("add.u32 %r9, %r9, 2")) {
+			line = i + 1
+		}
+	}
+	if err := st.BreakLine(line); err != nil {
+		t.Fatal(err)
+	}
+	stops := map[int]int{}
+	for n := 0; ; n++ {
+		if n > 100 {
+			t.Fatalf("no progress: stops %v", stops)
+		}
+		ev, err := st.Run(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Reason == StopDone {
+			break
+		}
+		if ev.Reason != StopBreakpoint || int(ev.Pos.Line) != line {
+			t.Fatalf("stop %+v", ev)
+		}
+		stops[ev.Warp]++
+	}
+	if stops[0] != 4 || stops[1] != 4 {
+		t.Errorf("breakpoint stops per warp %v, want 4 each (one per iteration)", stops)
+	}
+	for i, v := range out32(t, m) {
+		if v != 8 {
+			t.Fatalf("out[%d] = %d, want 8", i, v)
+		}
+	}
+
+	// Stop warp 0 at the breakpoint, step it by hand around the loop: it
+	// stops there again.
+	m, _ = prepare(src, 1, 32, 128, Options{})
+	st = m.NewStepper()
+	st.BreakLine(line)
+	if ev, _ := st.Run(0); ev.Reason != StopBreakpoint {
+		t.Fatalf("first stop %+v", ev)
+	}
+	for i := 0; i < 4; i++ { // add, add, setp, bra: back at the breakpoint's line
+		if _, err := st.StepWarp(0, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ev, _ := st.Run(0); ev.Reason != StopBreakpoint || int(ev.Pos.Line) != line {
+		t.Fatalf("after stepping round the loop: %+v, want the breakpoint again", ev)
+	}
+}
