@@ -87,11 +87,27 @@ func TestTUIErrors(t *testing.T) {
 		{[]string{"tui", "--snapshot", "-", "--desc", "0xzz"}, 2, "want hex"},
 		{[]string{"tui", "--mma"}, 2, "--mma needs"},
 		{[]string{"tui", "--keys", "a"}, 2, "--keys applies to --snapshot"},
+		{[]string{"tui", "--kernel", "x", "--snapshot", "-"}, 2, "describe the stepper's launch"},
+		{[]string{"tui", "--trace", "a.jsonl", "--run", "b.ptx", "--snapshot", "-"}, 2, "give one or the other"},
+		{[]string{"tui", "--run", "testdata/missing.ptx", "--grid", "1", "--block", "32", "--snapshot", "-"}, 1, "missing.ptx"},
+		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--schedule", "bogus", "--snapshot", "-"}, 2, "want lazy, latest, eager or random"},
+		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--grid", "0", "--snapshot", "-"}, 2, "--grid"},
+		{[]string{"tui", "--trace", "testdata/missing.jsonl", "--snapshot", "-"}, 2, "missing.jsonl"},
 	} {
 		code, _, errs := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.err) {
 			t.Errorf("tcsim %v: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.err)
 		}
+	}
+	// A PTX syntax error names file:line:col.
+	bad := filepath.Join(t.TempDir(), "bad.ptx")
+	os.WriteFile(bad, []byte(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n\tadd.u32 %r1, %r2\n\tret;\n}\n"), 0o644)
+	if code, _, errs := runCLI(t, "tui", "--run", bad, "--grid", "1", "--block", "32", "--snapshot", "-"); code != 2 || !strings.Contains(errs, "bad.ptx:6:") {
+		t.Errorf("PTX syntax error: exit %d, stderr %q", code, errs)
+	}
+	// The stepper from the command line.
+	if code, out, errs := runCLI(t, "tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--snapshot", "-", "--size", "100x30", "--keys", "s s"); code != 0 || !strings.Contains(out, "step 2 · warp") {
+		t.Errorf("tcsim tui --launch ... --keys 's s': exit %d, stderr %q\n%s", code, errs, out)
 	}
 	code, out, _ := runCLI(t, "tui", "--help")
 	if code != 0 || !strings.Contains(out, "1 Layout") || !strings.Contains(out, "--snapshot") {

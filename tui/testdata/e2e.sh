@@ -54,10 +54,11 @@ trap 'cleanup; rm -f "$status"' EXIT
 
 # start [VAR=VALUE...]: a 100x30 session running the binary; the shell
 # around it writes its exit status to $status, and the pane is kept after
-# it exits so that the screen can be checked.
+# it exits so that the screen can be checked. ARGS (a variable) are the
+# binary's arguments.
 start() {
 	rm -f "$status"
-	tm new-session -d -s e -x 100 -y 30 "env TERM=xterm-256color $* '$bin'; echo \$? > '$status'"
+	tm new-session -d -s e -x 100 -y 30 "env TERM=xterm-256color $* '$bin' ${ARGS:-}; echo \$? > '$status'"
 	tm set-option -t e remain-on-exit on
 	wait_for "1 Layout"
 }
@@ -161,6 +162,22 @@ keys /
 text "abc"
 wait_for "filter> abc"
 keys C-c
+exited 0
+
+# --- the kernel stepper: step, run to the hazard, step back, run to the end
+tm kill-server >/dev/null 2>&1 || true
+ARGS="tui --run testdata/stepper/tiny_race.ptx --launch testdata/stepper/tiny.json" start
+wait_for "step 0"
+keys s s s
+wait_for "step 3 · warp"
+keys h
+wait_for "hazards (1)"
+wait_for "smem-race"
+keys p
+wait_for "stepped back"
+keys r
+wait_for "finished (no breakpoints"
+keys q
 exited 0
 
 echo "e2e: $checks checks passed"
