@@ -35,10 +35,11 @@ func kernelAt(t *testing.T, launch, ptx string) *KernelConfig {
 }
 
 var (
-	tinyLaunch = filepath.Join("testdata", "stepper", "tiny.json")
-	tinyRace   = filepath.Join("testdata", "stepper", "tiny_race.ptx")
-	gemmLaunch = filepath.Join("..", "fixtures", "sim", "launch", "gemm_tma_wgmma.json")
-	gemmWait   = filepath.Join("..", "fixtures", "sim", "broken", "gemm_missing_wait.ptx")
+	tinyLaunch  = filepath.Join("testdata", "stepper", "tiny.json")
+	tinyRace    = filepath.Join("testdata", "stepper", "tiny_race.ptx")
+	gemmLaunch  = filepath.Join("..", "fixtures", "sim", "launch", "gemm_tma_wgmma.json")
+	gemmWait    = filepath.Join("..", "fixtures", "sim", "broken", "gemm_missing_wait.ptx")
+	tcgenLaunch = filepath.Join("..", "fixtures", "sim", "launch", "tcgen05_gemm.json")
 )
 
 // oneCTA makes a launch's grid a single CTA, to keep a test short.
@@ -76,6 +77,7 @@ func TestStepperGolden(t *testing.T) {
 		{"gemm_hazard", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, gemmWait)) }, 120, 36, "h"},
 		{"gemm_fragment", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 120, 36, `g "790" enter b r ]`},
 		{"gemm_async", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 120, 36, `g "515" enter b r ] ] ] ] ]`},
+		{"tcgen05_tmem", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, tcgenLaunch, "")) }, 120, 36, `g "558" enter b r ] ] ]`},
 		{"gemm_smem_zoom", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 100, 30, `g "515" enter b r ] ] f z`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
