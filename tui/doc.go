@@ -34,6 +34,16 @@
 //     bracketed paste) or edited field by field (arrows); the decoded
 //     fields, the isa/desc findings, and the core matrices it reads drawn
 //     over the operand tile or the shared-memory bytes (v).
+//  5. Stepper: a PTX kernel and its launch simulated by the sim package's
+//     Stepper (stepper_backend.go), or a trace file of `tcsim run --trace`
+//     replayed (stepper_trace.go), behind one small backend interface.
+//     The source pane marks each warp's next line, breakpoints and hazard
+//     lines; the right-hand panes show the selected thread's registers,
+//     the fragment of the last matrix instruction with its values, shared
+//     memory, Tensor Memory, the asynchronous operations in flight and
+//     the mbarriers, the warps, and the hazards. s, w, r, h step, step a
+//     warp, run to a breakpoint (b) or to the next hazard; p and P step
+//     back by replaying the recorded actions on a fresh machine.
 //
 // The mouse selects cells and tabs and the wheel scrolls. Under NO_COLOR
 // the program runs with an ASCII colour profile: colours go, reverse video
@@ -44,11 +54,7 @@
 // A view implements the small view interface in app.go (title, setSize,
 // update, render, bindings, capturing, status) and is appended to the list
 // in New; the app routes keys, mouse positions (relative to the body) and
-// sizes to it and draws the tabs, status line and help around it. The
-// kernel stepper (which needs the simulator) is meant to be added this
-// way: a PTX pane with each warp's PC, a register pane, a gridPane for the
-// selected operand's fragment ownership and values, and panes for SMEM,
-// TMEM, in-flight async operations and hazards.
+// sizes to it and draws the tabs, status line and help around it.
 //
 // # Without a terminal
 //
