@@ -253,6 +253,29 @@ func permute(x []uint64, ord []int) []uint64 {
 	return out
 }
 
+// align is term t aligned to the anchor exponent emax with m.FracBits
+// fraction bits: its value (truncated toward zero, or toward minus
+// infinity with m.Floor), the shift applied, and the bits shifted out.
+func (m *Model) align(t term, emax int) (v int64, shift int, lost uint64) {
+	shift = m.FracBits - t.frac + t.exp - emax
+	switch {
+	case shift >= 0:
+		v = int64(t.sig << shift)
+	case -shift >= 64:
+		v, lost = 0, t.sig
+	default:
+		v = int64(t.sig >> -shift)
+		lost = t.sig & (1<<-shift - 1)
+	}
+	if t.neg {
+		v = -v
+		if m.Floor && lost != 0 {
+			v--
+		}
+	}
+	return v, shift, lost
+}
+
 // fused sums one group of products and the accumulator in one step.
 func (m *Model) fused(a, b []uint64, c uint64, tr *Trace) uint64 {
 	ct := decode(m.C, c, m.ZeroExp, false)
@@ -313,24 +336,7 @@ func (m *Model) fused(a, b []uint64, c uint64, tr *Trace) uint64 {
 	}
 	var sum int64
 	for i, t := range terms {
-		shift := m.FracBits - t.frac + t.exp - emax
-		var v int64
-		var lost uint64
-		switch {
-		case shift >= 0:
-			v = int64(t.sig << shift)
-		case -shift >= 64:
-			v, lost = 0, t.sig
-		default:
-			v = int64(t.sig >> -shift)
-			lost = t.sig & (1<<-shift - 1)
-		}
-		if t.neg {
-			v = -v
-			if m.Floor && lost != 0 {
-				v--
-			}
-		}
+		v, shift, lost := m.align(t, emax)
 		sum += v
 		if tr != nil {
 			gt := &tr.Groups[len(tr.Groups)-1]

@@ -195,24 +195,7 @@ func (m *Model) fuseTerms(terms []term, gt *GroupTrace) uint64 {
 	}
 	var sum int64
 	for i, t := range terms {
-		shift := m.FracBits - t.frac + t.exp - emax
-		var v int64
-		var lost uint64
-		switch {
-		case shift >= 0:
-			v = int64(t.sig << shift)
-		case -shift >= 64:
-			v, lost = 0, t.sig
-		default:
-			v = int64(t.sig >> -shift)
-			lost = t.sig & (1<<-shift - 1)
-		}
-		if t.neg {
-			v = -v
-			if m.Floor && lost != 0 {
-				v--
-			}
-		}
+		v, shift, lost := m.align(t, emax)
 		sum += v
 		if gt != nil {
 			gt.Aligned = append(gt.Aligned, AlignedTerm{Index: i, Shift: shift, Value: v, LostBits: bits.Len64(lost), Lost: lost != 0})
