@@ -322,30 +322,12 @@ func bigMode(m numfmt.Mode) big.RoundingMode {
 
 // minF32 / maxF32 follow PTX: a NaN operand is ignored (both NaN gives the
 // canonical NaN; with .NaN any NaN propagates), and -0 < +0.
-func minF32(a, b uint32, nan bool) uint32 {
-	an, bn := isNaN32(a), isNaN32(b)
-	switch {
-	case an && bn:
-		return nanF32
-	case an:
-		if nan {
-			return nanF32
-		}
-		return b
-	case bn:
-		if nan {
-			return nanF32
-		}
-		return a
-	}
-	x, y := f32frombits(a), f32frombits(b)
-	if x < y || x == y && a&0x80000000 != 0 {
-		return a
-	}
-	return b
-}
+func minF32(a, b uint32, nan bool) uint32 { return pickF32(a, b, nan, false) }
 
-func maxF32(a, b uint32, nan bool) uint32 {
+func maxF32(a, b uint32, nan bool) uint32 { return pickF32(a, b, nan, true) }
+
+// pickF32 is minF32 (greater false) or maxF32 (greater true).
+func pickF32(a, b uint32, nan, greater bool) uint32 {
 	an, bn := isNaN32(a), isNaN32(b)
 	switch {
 	case an && bn:
@@ -362,7 +344,11 @@ func maxF32(a, b uint32, nan bool) uint32 {
 		return a
 	}
 	x, y := f32frombits(a), f32frombits(b)
-	if x > y || x == y && a&0x80000000 == 0 {
+	aNeg := a&0x80000000 != 0
+	if greater {
+		x, y, aNeg = y, x, !aNeg
+	}
+	if x < y || x == y && aNeg {
 		return a
 	}
 	return b

@@ -119,3 +119,41 @@ func TestFmaF32(t *testing.T) {
 		}
 	}
 }
+
+// min and max follow PTX: a NaN operand is ignored unless .NaN, both NaN
+// give the canonical NaN, and -0 < +0.
+func TestMinMaxF32(t *testing.T) {
+	const (
+		pz, nz  = 0x00000000, 0x80000000
+		one     = 0x3f800000
+		mone    = 0xbf800000
+		qnan    = 0x7fc00001
+		inf     = 0x7f800000
+		ninf    = 0xff800000
+		subnorm = 0x00000001
+	)
+	for _, c := range []struct {
+		a, b     uint32
+		nan      bool
+		min, max uint32
+	}{
+		{one, mone, false, mone, one},
+		{mone, one, false, mone, one},
+		{pz, nz, false, nz, pz},
+		{nz, pz, false, nz, pz},
+		{qnan, one, false, one, one},
+		{one, qnan, false, one, one},
+		{qnan, one, true, nanF32, nanF32},
+		{qnan, qnan, false, nanF32, nanF32},
+		{inf, ninf, false, ninf, inf},
+		{subnorm, pz, false, pz, subnorm},
+		{one, one, false, one, one},
+	} {
+		if got := minF32(c.a, c.b, c.nan); got != c.min {
+			t.Errorf("min(%#x, %#x, nan=%v) = %#x, want %#x", c.a, c.b, c.nan, got, c.min)
+		}
+		if got := maxF32(c.a, c.b, c.nan); got != c.max {
+			t.Errorf("max(%#x, %#x, nan=%v) = %#x, want %#x", c.a, c.b, c.nan, got, c.max)
+		}
+	}
+}
