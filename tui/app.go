@@ -332,6 +332,10 @@ func (m *Model) tabs() (string, []int) {
 	if m.st.subject != nil {
 		right = m.st.subject.name()
 	}
+	if n, ok := m.views[m.active].(interface{ tabNote() string }); ok {
+		// A view about something else than the explorer's subject names it.
+		right = n.tabNote()
+	}
 	line := b.String()
 	if room := m.w - x - 1; room > 8 && right != "" {
 		right = fitLine(right, min(room, len([]rune(right))))

@@ -81,6 +81,7 @@ type stepperView struct {
 	version   int
 
 	// hit maps, written by render: content line → item
+	lanes   laneGrid
 	regHit  []int
 	hzHit   []int
 	warpHit []int
@@ -117,39 +118,57 @@ type paneRect struct {
 
 type stepperKeys struct {
 	Step, StepWarp, Run, Hazard, Back, BackStop, Break, Thread, ThreadBack, Warp, WarpBack,
-	Pane, PaneBack, Focus, Zoom, Hex, Operand, Goto, CTA, Enter, Cancel key.Binding
+	Pane, PaneBack, Focus, Zoom, Hex, Operand, Goto, CTA, Enter, Cancel, Move key.Binding
+	// the short help's names of the same keys
+	short []key.Binding
 }
 
-func newStepperKeys() stepperKeys {
-	return stepperKeys{
-		Step:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "step (next warp, round-robin)")),
+// newStepperKeys are the stepper's keys; the step key's help says what a
+// step is for the backend (a simulated warp-instruction or a trace
+// record).
+func newStepperKeys(trace bool) stepperKeys {
+	step := "step (next warp)"
+	if trace {
+		step = "step (next record)"
+	}
+	k := stepperKeys{
+		Step:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", step)),
 		StepWarp:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "step the selected warp")),
 		Run:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run to a breakpoint")),
 		Hazard:     key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "run to the next hazard")),
 		Back:       key.NewBinding(key.WithKeys("p", "backspace"), key.WithHelp("p", "step back")),
-		BackStop:   key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "back to the previous stop")),
-		Break:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "toggle breakpoint (source line)")),
-		Thread:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t/T", "next/previous thread")),
+		BackStop:   key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "back to the last stop")),
+		Break:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "breakpoint on/off")),
+		Goto:       key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "go to line/offset")),
+		Thread:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t/T", "next/prev thread")),
 		ThreadBack: key.NewBinding(key.WithKeys("T")),
-		Warp:       key.NewBinding(key.WithKeys(">"), key.WithHelp(">/<", "next/previous warp")),
+		Warp:       key.NewBinding(key.WithKeys(">"), key.WithHelp(">/<", "next/prev warp")),
 		WarpBack:   key.NewBinding(key.WithKeys("<")),
-		Pane:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/previous pane")),
+		CTA:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "next CTA")),
+		Pane:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]/[", "next/prev pane")),
 		PaneBack:   key.NewBinding(key.WithKeys("[")),
-		Focus:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "focus: source/panes")),
-		Zoom:       key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom the focused pane")),
-		Hex:        key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "values: decoded/hex")),
-		Operand:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "fragment operand")),
-		Goto:       key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "go to line/offset/cell")),
-		CTA:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "next CTA of the cluster")),
-		Enter:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "jump to the hazard's line")),
+		Focus:      key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "focus next pane")),
+		Zoom:       key.NewBinding(key.WithKeys("z"), key.WithHelp("z", "zoom the pane")),
+		Hex:        key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "hex/values")),
+		Operand:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "next operand")),
+		Enter:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to its line")),
 		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		// Move is for the help only: the arrows and pages go through gk.
+		Move: key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑↓←→", "move, pgup/pgdn")),
 	}
+	k.short = []key.Binding{
+		key.NewBinding(key.WithKeys("s"), key.WithHelp("s/p", "step/back")),
+		key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run")),
+		key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hazard")),
+		key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "break")),
+	}
+	return k
 }
 
 // newStepperView opens a kernel (k) or a trace file; with neither, the
 // view explains how to open one.
 func newStepperView(k *KernelConfig, trace string) (*stepperView, error) {
-	v := &stepperView{breaks: map[int]bool{}, keys: newStepperKeys(), focus: paneSource, tab: paneRegs, frag: newFragState()}
+	v := &stepperView{breaks: map[int]bool{}, keys: newStepperKeys(trace != ""), focus: paneSource, tab: paneRegs, frag: newFragState()}
 	switch {
 	case k != nil && trace != "":
 		return nil, fmt.Errorf("stepper: open a kernel or a trace, not both")
@@ -175,6 +194,15 @@ func newStepperView(k *KernelConfig, trace string) (*stepperView, error) {
 
 func (v *stepperView) title() string { return "Stepper" }
 
+// tabNote is what the tab bar shows on the right while the stepper is
+// open: the PTX file, not the explorer's subject.
+func (v *stepperView) tabNote() string {
+	if v.be == nil {
+		return ""
+	}
+	return baseName(v.be.file())
+}
+
 func (v *stepperView) setSize(w, h int) {
 	v.w, v.h = w, h
 	v.input.SetWidth(max(w-24, 10))
@@ -190,12 +218,10 @@ func (v *stepperView) bindings() ([]key.Binding, [][]key.Binding) {
 	if v.be == nil {
 		return nil, nil
 	}
-	return []key.Binding{k.Step, k.StepWarp, k.Run, k.Hazard, k.Back, k.Break, k.Pane},
-		[][]key.Binding{
-			{k.Step, k.StepWarp, k.Run, k.Hazard, k.Back, k.BackStop, k.Break},
-			{k.Thread, k.Warp, k.CTA, k.Pane, k.Focus, k.Zoom, k.Goto},
-			{gk.Up, gk.Down, gk.Left, gk.Right, gk.PageUp, gk.PageDown, k.Hex, k.Operand, k.Enter},
-		}
+	return k.short, [][]key.Binding{
+		{k.Step, k.StepWarp, k.Run, k.Hazard, k.Back, k.BackStop, k.Break, k.Goto},
+		{k.Thread, k.Warp, k.CTA, k.Pane, k.Focus, k.Zoom, k.Hex, k.Operand, k.Enter, k.Move},
+	}
 }
 
 func (v *stepperView) status() string {
@@ -211,6 +237,9 @@ func (v *stepperView) status() string {
 	switch s.reason {
 	case "start":
 		b.WriteString(" · at the start")
+		if tb, ok := v.be.(*traceBackend); ok && tb.note != "" {
+			return styleWarn.Render(b.String() + " · " + tb.note)
+		}
 	case "step", "back", "limit", "async":
 		if s.reason == "back" {
 			b.WriteString(" · stepped back")
@@ -220,17 +249,21 @@ func (v *stepperView) status() string {
 		} else if s.warp >= 0 {
 			fmt.Fprintf(&b, " · warp %d ran line %d: %s", s.warp, s.line, s.inst)
 		}
-		if s.reason == "limit" && v.be.kind() == "sim" {
-			fmt.Fprintf(&b, " · stopped after %d instructions: r or h goes on", runLimit)
+		if s.reason == "limit" {
+			fmt.Fprintf(&b, " · paused after %d instructions: r or h goes on", runLimit)
 		}
 	case "breakpoint":
 		fmt.Fprintf(&b, " · breakpoint: warp %d is at line %d", s.warp, s.line)
 	case "hazard":
 		fmt.Fprintf(&b, " · hazard at line %d (warp %d)", s.line, s.warp)
 	case "done":
-		b.WriteString(" · finished")
+		if v.be.kind() == "trace" {
+			b.WriteString(" · the trace has ended")
+		} else {
+			b.WriteString(" · finished: the panes show the last CTA after its last instruction; p steps back")
+		}
 	case "error":
-		b.WriteString(" · " + s.err)
+		b.WriteString(" · " + firstLine(s.err))
 	}
 	for _, h := range s.hazards {
 		fmt.Fprintf(&b, " · %s: %s", h.kind, h.msg)
@@ -240,6 +273,13 @@ func (v *stepperView) status() string {
 		return styleErr.Render(line)
 	}
 	return styleDim.Render(line)
+}
+
+// firstLine is s up to its first newline (a deadlock's message lists
+// every warp on the lines below).
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
 }
 
 // ---------------------------------------------------------------- state
@@ -270,15 +310,26 @@ func (v *stepperView) refresh() {
 // line, or the next instruction of the warp that ran.
 func (v *stepperView) follow() {
 	s := v.be.last()
+	if (s.reason == "breakpoint" || s.reason == "hazard") && s.warp >= 0 && s.warp*32 < v.be.threads() {
+		// Select the warp that stopped (same lane).
+		if cs := v.be.ctas(); v.cta < len(cs) && cs[v.cta] == s.cta && s.warp != v.thread/32 {
+			v.selectThread(s.warp*32 + v.thread%32)
+		}
+	}
 	line := s.line
-	if s.reason != "hazard" && s.warp >= 0 {
+	switch {
+	case s.reason == "done":
+		line = 0 // the cursor stays
+	case s.reason == "hazard" && len(s.hazards) > 0 && s.hazards[0].line > 0:
+		line = s.hazards[0].line
+	case s.reason != "hazard" && s.warp >= 0:
 		for _, w := range v.warpRows {
 			if w.cta == s.cta && w.warp == s.warp && w.line > 0 {
 				line = w.line
 			}
 		}
 	}
-	if s.warp < 0 || line == 0 {
+	if s.reason != "done" && (s.warp < 0 || line == 0) {
 		if w := v.selWarp(); w != nil && w.line > 0 {
 			line = w.line
 		}
@@ -323,7 +374,7 @@ func (v *stepperView) breakLines() []int {
 // act runs a stepping action and shows where it stopped.
 func (v *stepperView) act(f func() error) {
 	if err := f(); err != nil {
-		v.msg = styleErr.Render(err.Error())
+		v.msg = styleErr.Render(firstLine(err.Error()))
 	}
 	v.refresh()
 	v.follow()
@@ -722,8 +773,8 @@ func (v *stepperView) mouse(msg tea.MouseMsg) {
 				}
 			case hit <= -2:
 				// a row of the lanes grid: -2 - first lane of the row
-				lane := -2 - hit + cx/max(v.laneCellW(r.w), 1)
-				if lane < 32 {
+				lane := -2 - hit + (cx-laneLabelW)/max(v.lanes.cellW, 1)
+				if cx >= laneLabelW && lane < 32 && (cx-laneLabelW)/max(v.lanes.cellW, 1) < v.lanes.perRow {
 					v.selectThread(v.thread/32*32 + lane)
 				}
 			}
@@ -831,48 +882,79 @@ func (v *stepperView) render() string {
 }
 
 func (v *stepperView) intro() []string {
-	return []string{
-		section("Kernel stepper"),
+	out := []string{section("Kernel stepper"), ""}
+	for _, p := range []string{
+		"No kernel is open. The stepper simulates a PTX kernel instruction by instruction (tcsim's simulator, one CTA at a time), or replays a trace file. Start tcsim with:",
 		"",
-		"No kernel is open. The stepper simulates a PTX kernel instruction by instruction",
-		"(tcsim's simulator, one CTA at a time), or replays a trace file:",
-		"",
-		"  tcsim tui --run KERNEL.ptx --launch LAUNCH.json   simulate a launch",
+		"  tcsim tui --run KERNEL.ptx --launch LAUNCH.json",
 		"  tcsim tui --launch fixtures/sim/launch/gemm_tma_wgmma.json --grid 1",
-		"  tcsim tui --trace RUN.jsonl                        replay tcsim run --trace RUN.jsonl",
+		"  tcsim tui --trace RUN.jsonl",
 		"",
-		"Keys: s step, w step the selected warp, r run to a breakpoint (b sets one),",
-		"h run to the next hazard, p step back, t/T thread, ]/[ pane, z zoom, ? all keys.",
+		"(a trace comes from tcsim run KERNEL.ptx --launch LAUNCH.json --trace RUN.jsonl --trace-values).",
+		"",
+		"Keys: s step, w step the selected warp, r run to a breakpoint (b sets one), h run to the next hazard, p step back, t/T thread, ]/[ pane, z zoom, ? all keys.",
+	} {
+		switch {
+		case p == "":
+			out = append(out, "")
+		case strings.HasPrefix(p, "  "):
+			out = append(out, p)
+		default:
+			out = append(out, wrap(p, v.w, 0)...)
+		}
 	}
+	return out
 }
 
+// header is the line above the panes: the kernel, the selected CTA and
+// thread, the step count; a shorter form abbreviates where the screen is
+// narrow (the tab bar names the file).
 func (v *stepperView) header() string {
 	be := v.be
-	var b strings.Builder
-	b.WriteString(section(be.kernel()))
-	info := " " + baseName(be.file())
-	if be.kind() == "trace" {
-		info += " · trace replay"
-	}
+	var cta, ctaShort string
 	if cs := be.ctas(); v.cta < len(cs) {
 		c := cs[v.cta]
-		info += fmt.Sprintf(" · CTA (%d,%d,%d)", c[0], c[1], c[2])
+		cta = fmt.Sprintf("CTA (%d,%d,%d)", c[0], c[1], c[2])
+		ctaShort = fmt.Sprintf("CTA %d,%d,%d", c[0], c[1], c[2])
 		if len(cs) > 1 {
-			info += fmt.Sprintf(" %d/%d", v.cta+1, len(cs))
+			cta += fmt.Sprintf(" %d/%d", v.cta+1, len(cs))
+			ctaShort += fmt.Sprintf(" %d/%d", v.cta+1, len(cs))
 		}
 	}
-	info += fmt.Sprintf(" · T%d (warp %d, lane %d) · step %d", v.thread, v.thread/32, v.thread%32, be.steps())
-	if n := len(v.breaks); n > 0 {
-		info += fmt.Sprintf(" · %d breakpoint", n)
-		if n > 1 {
-			info += "s"
-		}
+	mode, modeShort := "", ""
+	if be.kind() == "trace" {
+		mode, modeShort = "trace replay", "trace"
 	}
+	thread := fmt.Sprintf("T%d (warp %d, lane %d)", v.thread, v.thread/32, v.thread%32)
+	threadShort := fmt.Sprintf("T%d w%d l%d", v.thread, v.thread/32, v.thread%32)
+	step := fmt.Sprintf("step %d", be.steps())
+	var bps, bpsShort string
+	if n := len(v.breaks); n == 1 {
+		bps, bpsShort = "1 breakpoint", "1 bp"
+	} else if n > 1 {
+		bps, bpsShort = fmt.Sprintf("%d breakpoints", n), fmt.Sprintf("%d bps", n)
+	}
+	fin := ""
 	if be.done() {
-		info += " · finished"
+		fin = "finished"
 	}
-	b.WriteString(styleDim.Render(info))
-	return b.String()
+	var line string
+	for _, form := range [][]string{
+		{mode, cta, thread, step, bps, fin},
+		{modeShort, ctaShort, threadShort, step, bpsShort, fin},
+	} {
+		var parts []string
+		for _, p := range form {
+			if p != "" {
+				parts = append(parts, p)
+			}
+		}
+		line = section(be.kernel()) + " " + styleDim.Render(strings.Join(parts, " · "))
+		if cellWidth(line) <= v.w {
+			break
+		}
+	}
+	return line
 }
 
 // renderPane draws one pane: its title line and its content.
@@ -1172,11 +1254,26 @@ func (v *stepperView) nOperands() int {
 	return n
 }
 
-func (v *stepperView) laneCellW(w int) int {
-	if w >= 96 {
-		return w / 8
+// laneGrid lays out the 32 lanes of a register in rows below the
+// register list: a row label of the first lane, then the values right
+// aligned in cells of cellW; perRow is 8, 4 or 2, the most that fit w.
+type laneGrid struct{ perRow, cellW int }
+
+const laneLabelW = 3
+
+func newLaneGrid(texts []string, w int) laneGrid {
+	vw := 1
+	for _, t := range texts {
+		vw = max(vw, cellWidth(t))
 	}
-	return w / 4
+	g := laneGrid{perRow: 2, cellW: vw + 1}
+	for _, n := range []int{8, 4} {
+		if laneLabelW+n*g.cellW <= w {
+			g.perRow = n
+			break
+		}
+	}
+	return g
 }
 
 // renderRegs draws the selected thread's registers and, below, the lanes
@@ -1187,17 +1284,33 @@ func (v *stepperView) renderRegs(w, h int) []string {
 	v.regHit = []int{-1}
 	rs := v.regList()
 	if len(rs) == 0 {
+		msg := "no registers written yet"
 		if sw := v.selWarp(); sw == nil {
-			out = append(out, styleDim.Render("no such warp in the running CTA (the grid may have finished)"))
-		} else {
-			out = append(out, styleDim.Render("no registers written yet"))
+			msg = fmt.Sprintf("warp %d has not run in this CTA", warp)
+			if v.be.kind() == "sim" {
+				msg = "no CTA is running: the grid has finished"
+			}
+		}
+		for _, l := range wrap(msg, w, 0) {
+			out = append(out, styleDim.Render(l))
 		}
 		return out
 	}
-	perRow := 4
-	if w >= 96 {
-		perRow = 8
+	sel := rs[clamp(v.regsL.cur, 0, len(rs)-1)]
+	selVals, selErr := v.be.reg(v.cta, warp, sel.name)
+	texts := make([]string, 32)
+	for l := range texts {
+		texts[l] = "-"
+		if selErr == nil {
+			texts[l] = shortValue(sel.typ, selVals[l], v.hexVals)
+			if sel.typ == "pred" {
+				texts[l] = fmtValue("pred", selVals[l], false)
+			}
+		}
 	}
+	lg := newLaneGrid(texts, w)
+	v.lanes = lg
+	perRow := lg.perRow
 	lanesH := 32/perRow + 1
 	listH := h - 1
 	showLanes := h >= 16
@@ -1247,22 +1360,18 @@ func (v *stepperView) renderRegs(w, h int) []string {
 		v.regHit = append(v.regHit, -1)
 	}
 	r := rs[v.regsL.cur]
-	vals, err := v.be.reg(v.cta, warp, r.name)
-	out = append(out, section(fmt.Sprintf("%s in the 32 lanes of warp %d", r.name, warp)))
+	if r.name != sel.name {
+		// The list moved the cursor (see): lay the lanes out again.
+		return v.renderRegs(w, h)
+	}
+	out = append(out, fitLine(section(fmt.Sprintf("%s in the 32 lanes of warp %d", r.name, warp)), w))
 	v.regHit = append(v.regHit, -1)
-	cw := v.laneCellW(w)
 	for row := 0; row < 32/perRow; row++ {
 		var b strings.Builder
+		fmt.Fprintf(&b, "%*d ", laneLabelW-1, row*perRow)
 		for c := 0; c < perRow; c++ {
 			l := row*perRow + c
-			text := "-"
-			if err == nil {
-				text = shortValue(r.typ, vals[l], v.hexVals)
-				if r.typ == "pred" {
-					text = fmtValue("pred", vals[l], false)
-				}
-			}
-			cell := fitLine(fmt.Sprintf("%2d:%s", l, text), cw-1) + " "
+			cell := fmt.Sprintf("%*s ", lg.cellW-1, texts[l])
 			if l == lane {
 				cell = styleSel.Render(cell)
 			}
@@ -1512,7 +1621,7 @@ func (v *stepperView) renderTMEM(w, h int) []string {
 		v.tmemTop[1] = col - cols + 1
 	}
 	cur, _ := v.be.tmem(v.cta, lane, col)
-	out := []string{fmt.Sprintf("lane %d, column %d = %#08x (%s) · warp %d's quarter · not hardware-verified", lane, col, cur, shortValue("f32", uint64(cur), false), lane/32)}
+	out := []string{fitLine(fmt.Sprintf("lane %d col %d = %08x (%s) · lane quarter %d · not hardware-verified", lane, col, cur, shortValue("f32", uint64(cur), false), lane/32), w)}
 	var hb strings.Builder
 	hb.WriteString("lane ")
 	for c := v.tmemTop[1]; c < v.tmemTop[1]+cols && c < 512; c++ {

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tcsim/tcsim/fixtures"
@@ -159,6 +161,12 @@ type KernelConfig struct {
 // the last one cut short by one instruction. The simulator is
 // deterministic, so the replay reaches exactly the earlier state; its cost
 // is one run from the start.
+//
+// When the grid has finished, the simulator has let go of its last CTA;
+// the backend then keeps a second machine, replayed to just after the last
+// instruction, whose warps, registers and memories the panes show (the
+// hazards stay those of the finished run, which include the checks at the
+// CTAs' exits).
 type simBackend struct {
 	cfg     KernelConfig
 	prog    *sim.Program
@@ -169,6 +177,7 @@ type simBackend struct {
 	stopped stopInfo
 	lineOf  map[int][]int // source line → pcs
 	src     []string
+	fin     *sim.Stepper // after the end: the state after the last instruction
 }
 
 type simActionKind uint8
@@ -215,13 +224,23 @@ func newSimBackend(cfg KernelConfig) (*simBackend, error) {
 	return b, nil
 }
 
+// fresh builds a machine at the beginning of the launch.
+func (b *simBackend) fresh() (*sim.Machine, *sim.Stepper, error) {
+	m, err := b.prog.Launch(b.cfg.Source, b.cfg.Launch, b.opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, m.NewStepper(), nil
+}
+
 // reset starts a fresh machine at the beginning of the launch.
 func (b *simBackend) reset() error {
-	m, err := b.prog.Launch(b.cfg.Source, b.cfg.Launch, b.opts)
+	m, st, err := b.fresh()
 	if err != nil {
 		return err
 	}
-	b.m, b.st = m, m.NewStepper()
+	b.m, b.st, b.fin = m, st, nil
+	b.hist = nil
 	b.stopped = stopInfo{reason: "start", warp: -1}
 	return nil
 }
@@ -238,36 +257,58 @@ func (b *simBackend) steps() int64   { return b.stopped.steps }
 func (b *simBackend) last() stopInfo { return b.stopped }
 func (b *simBackend) done() bool     { return b.st.Done() }
 
-// apply performs one action on the current machine and records it.
-func (b *simBackend) apply(a simAction) error {
-	before := b.stopped.steps
-	var ev sim.Event
-	var err error
+// view is the stepper whose state the panes show: the running machine,
+// or after the end the one replayed to the last instruction.
+func (b *simBackend) view() *sim.Stepper {
+	if b.fin != nil {
+		return b.fin
+	}
+	return b.st
+}
+
+// play performs one action on st; it returns the event that ended it and
+// the instructions it executed.
+func (b *simBackend) play(st *sim.Stepper, a simAction) (sim.Event, error) {
 	switch a.kind {
 	case actStep:
-		ev, err = b.st.Step()
+		return st.Step()
 	case actWarp:
-		ev, err = b.st.StepWarp(a.cta, a.warp)
-		if err != nil && ev.Reason != sim.StopError {
-			// The warp cannot run (blocked or exited): nothing happened.
-			return err
+		return st.StepWarp(a.cta, a.warp)
+	}
+	st.ClearBreaks()
+	for _, l := range a.breaks {
+		if b.hasInst(l) {
+			_ = st.BreakLine(l)
 		}
-	case actRun:
-		b.st.ClearBreaks()
-		for _, l := range a.breaks {
-			if b.hasInst(l) {
-				_ = b.st.BreakLine(l)
-			}
-		}
-		b.st.StopOnHazard(a.hazard)
-		ev, err = b.st.Run(a.limit)
-		b.st.StopOnHazard(false)
-		b.st.ClearBreaks()
+	}
+	st.StopOnHazard(a.hazard)
+	ev, err := st.Run(a.limit)
+	st.StopOnHazard(false)
+	st.ClearBreaks()
+	return ev, err
+}
+
+// apply performs one action on the current machine and records it.
+func (b *simBackend) apply(a simAction) error {
+	if b.st.Done() {
+		return errors.New("the grid has finished: p steps back")
+	}
+	before := b.stopped.steps
+	ev, err := b.play(b.st, a)
+	if a.kind == actWarp && err != nil && ev.Reason != sim.StopError {
+		// The warp cannot run (blocked or exited): nothing happened.
+		return err
 	}
 	a.reason = ev.Reason
 	a.ran = ev.Steps - before
 	b.stopped = b.stopInfo(ev, err)
 	b.hist = append(b.hist, a)
+	if b.st.Done() {
+		// Keep the last state on view: replay to just before the end.
+		if _, st, _, _, err := b.build(trimLast(b.hist, false)); err == nil {
+			b.fin = st
+		}
+	}
 	return err
 }
 
@@ -292,56 +333,79 @@ func (b *simBackend) run(breaks []int, hazard bool, limit int64) error {
 	return b.apply(simAction{kind: actRun, breaks: append([]int(nil), breaks...), hazard: hazard, limit: limit})
 }
 
+// trimLast is hist without its last instruction (or, toStop, without its
+// whole last action).
+func trimLast(hist []simAction, toStop bool) []simAction {
+	if len(hist) == 0 {
+		return nil
+	}
+	a := hist[len(hist)-1]
+	out := append([]simAction(nil), hist[:len(hist)-1]...)
+	if toStop {
+		return out
+	}
+	// The last action without its last event: without its last
+	// instruction when it ended on one, else (an async completion, the
+	// end of the grid, an error) without that event.
+	keep := a.ran
+	switch a.reason {
+	case sim.StopStep, sim.StopHazard, sim.StopLimit, sim.StopBreakpoint:
+		keep--
+	}
+	if keep > 0 {
+		out = append(out, simAction{kind: actRun, breaks: a.breaks, hazard: a.hazard, limit: keep})
+	}
+	return out
+}
+
 // back replays the history on a fresh machine, without the last
 // instruction (or the whole last action, toStop).
 func (b *simBackend) back(toStop bool) error {
 	if len(b.hist) == 0 {
 		return errors.New("at the start of the run: nothing to step back to")
 	}
-	hist := append([]simAction(nil), b.hist...)
-	a := hist[len(hist)-1]
-	hist = hist[:len(hist)-1]
-	if !toStop {
-		// The last action without its last event: without its last
-		// instruction when it ended on one, else (an async completion,
-		// the end of the grid, an error) without that event.
-		keep := a.ran
-		switch a.reason {
-		case sim.StopStep, sim.StopHazard, sim.StopLimit, sim.StopBreakpoint:
-			keep--
-		}
-		if keep > 0 {
-			hist = append(hist, simAction{kind: actRun, breaks: a.breaks, hazard: a.hazard, limit: keep})
-		}
-	}
-	return b.replay(hist)
-}
-
-// replay rebuilds the state from the start by repeating hist.
-func (b *simBackend) replay(hist []simAction) error {
-	if err := b.reset(); err != nil {
+	m, st, hist, last, err := b.build(trimLast(b.hist, toStop))
+	if err != nil {
 		return err
 	}
-	b.hist = nil
-	for _, a := range hist {
-		// An action that ended in an error (a fault, a deadlock) ends the
-		// same way again: the error is part of the state.
-		_ = b.apply(a)
-	}
-	b.stopped.reason = "back"
+	b.m, b.st, b.fin, b.hist = m, st, nil, hist
+	b.stopped = last
+	b.stopped.reason, b.stopped.hazards = "back", nil
 	if len(hist) == 0 {
-		b.stopped.reason = "start"
+		b.stopped = stopInfo{reason: "start", warp: -1}
 	}
-	b.stopped.hazards = nil
 	return nil
 }
 
-func (b *simBackend) ctas() [][3]int { return b.st.CTAs() }
+// build makes a fresh machine and repeats hist on it; it returns the
+// actions as they ran again and where the last one stopped.
+func (b *simBackend) build(hist []simAction) (*sim.Machine, *sim.Stepper, []simAction, stopInfo, error) {
+	last := stopInfo{reason: "start", warp: -1}
+	m, st, err := b.fresh()
+	if err != nil {
+		return nil, nil, nil, last, err
+	}
+	var out []simAction
+	for _, a := range hist {
+		// An action that ended in an error (a fault, a deadlock) ends the
+		// same way again: the error is part of the state.
+		ev, err := b.play(st, a)
+		if a.kind == actWarp && err != nil && ev.Reason != sim.StopError {
+			continue
+		}
+		a.reason, a.ran = ev.Reason, ev.Steps-last.steps
+		last = b.stopInfo(ev, err)
+		out = append(out, a)
+	}
+	return m, st, out, last, nil
+}
+
+func (b *simBackend) ctas() [][3]int { return b.view().CTAs() }
 
 func (b *simBackend) warps() []warpRow {
-	ctas := b.st.CTAs()
+	ctas := b.view().CTAs()
 	var out []warpRow
-	for _, w := range b.st.Warps() {
+	for _, w := range b.view().Warps() {
 		r := warpRow{cta: w.CTA, warp: w.Warp, pc: w.PC, line: int(w.Pos.Line), inst: w.Inst, state: w.State, wait: w.Wait, active: w.Active}
 		for i, c := range ctas {
 			if c == w.CTA {
@@ -375,27 +439,27 @@ func (b *simBackend) hazards() []hazardRow {
 
 func (b *simBackend) inflight() []asyncRow {
 	var out []asyncRow
-	for _, op := range b.st.InFlight() {
-		out = append(out, asyncRow{kind: op.Kind, line: int(op.Pos.Line), cta: op.CTA, thread: op.Thread, desc: op.Desc})
+	for _, op := range b.view().InFlight() {
+		out = append(out, asyncRow{kind: op.Kind, line: int(op.Pos.Line), cta: op.CTA, thread: op.Thread, desc: wgmmaDesc(op.Desc)})
 	}
 	return out
 }
 
 func (b *simBackend) mbarriers(cta int) []mbarRow {
 	var out []mbarRow
-	for _, mb := range b.st.Mbarriers(cta) {
+	for _, mb := range b.view().Mbarriers(cta) {
 		out = append(out, mbarRow{addr: mb.Addr, live: mb.Live, phase: mb.Phase, expected: mb.Expected, pending: mb.Pending, tx: mb.TxCount, initLine: int(mb.InitPos.Line)})
 	}
 	return out
 }
 
 func (b *simBackend) regs(cta, warp int) []regInfo {
-	names, err := b.st.Regs(cta, warp)
+	names, err := b.view().Regs(cta, warp)
 	if err != nil {
 		return nil
 	}
 	f := b.prog.Kernel
-	for _, w := range b.st.Warps() {
+	for _, w := range b.view().Warps() {
 		if w.Warp == warp && w.Func != "" {
 			if g := b.prog.Function(w.Func); g != nil {
 				f = g
@@ -422,19 +486,19 @@ func (b *simBackend) regs(cta, warp int) []regInfo {
 }
 
 func (b *simBackend) reg(cta, warp int, name string) ([32]uint64, error) {
-	return b.st.Reg(cta, warp, name)
+	return b.view().Reg(cta, warp, name)
 }
 
 func (b *simBackend) smemSize() int { return b.prog.DynSharedOffset + b.m.DynSmem }
 
-func (b *simBackend) shared(cta, off, n int) ([]byte, error) { return b.st.Shared(cta, off, n) }
+func (b *simBackend) shared(cta, off, n int) ([]byte, error) { return b.view().Shared(cta, off, n) }
 
-func (b *simBackend) tmem(cta, lane, col int) (uint32, error) { return b.st.TMEM(cta, lane, col) }
+func (b *simBackend) tmem(cta, lane, col int) (uint32, error) { return b.view().TMEM(cta, lane, col) }
 
 func (b *simBackend) fragments(line int) (string, []fragInfo, error) {
 	var lastErr error = fmt.Errorf("line %d has no instruction", line)
 	for _, pc := range b.lineOf[line] {
-		frs, err := b.st.Fragments(pc)
+		frs, err := b.view().Fragments(pc)
 		if err != nil {
 			lastErr = err
 			continue
@@ -452,6 +516,45 @@ func (b *simBackend) fragments(line int) (string, []fragInfo, error) {
 }
 
 func (b *simBackend) missing(paneKind) string { return "" }
+
+// wgmmaIssued matches the simulator's description of a wgmma in flight:
+// "warpgroup W op #N, issued by warps BBBB, group G" (bit k of BBBB, from
+// the right, is warp k of the warpgroup; G -1: not committed yet).
+var wgmmaIssued = regexp.MustCompile(`issued by warps ([01]{4}), group (-?[0-9]+)$`)
+
+// wgmmaDesc rewrites the issuing warps and the commit group of a wgmma in
+// flight in words; other descriptions pass unchanged.
+func wgmmaDesc(desc string) string {
+	m := wgmmaIssued.FindStringSubmatchIndex(desc)
+	if m == nil {
+		return desc
+	}
+	bits, _ := strconv.ParseUint(desc[m[2]:m[3]], 2, 8)
+	group, _ := strconv.Atoi(desc[m[4]:m[5]])
+	return desc[:m[0]] + issuedBy(uint8(bits), group)
+}
+
+// issuedBy describes which warps of a warpgroup (bit k: warp k) issued a
+// wgmma, and its commit group (-1: not committed yet, -2: unknown).
+func issuedBy(warps uint8, group int) string {
+	var ws []string
+	for k := 0; k < 4; k++ {
+		if warps>>k&1 != 0 {
+			ws = append(ws, strconv.Itoa(k))
+		}
+	}
+	s := "issued by warps " + strings.Join(ws, ",") + " of 0-3"
+	if warps == 0xf {
+		s = "issued by all 4 warps"
+	}
+	switch {
+	case group == -1:
+		s += ", not committed yet"
+	case group >= 0:
+		s += fmt.Sprintf(", commit group %d", group)
+	}
+	return s
+}
 
 // fragElem picks the element type that formats a fragment's values, and
 // the threads its atom spans.

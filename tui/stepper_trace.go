@@ -44,6 +44,11 @@ type traceBackend struct {
 
 	st    trState
 	stops []int // positions before each action, for back to the previous stop
+	// stop is why the last action stopped: step, breakpoint (before the
+	// next instruction record), hazard, limit, back or "" (the start).
+	stop string
+	// note says when the file was cut short ("" when it is whole).
+	note string
 }
 
 type traceHeader struct {
@@ -183,15 +188,25 @@ func parseTrace(path string, r io.Reader) (*traceBackend, error) {
 	sc.Buffer(make([]byte, 1<<16), 1<<28)
 	n := 0
 	seenCTA := map[[3]int]bool{}
+	var torn error
+	tornLine := 0
 	for sc.Scan() {
 		n++
 		line := sc.Bytes()
 		if len(strings.TrimSpace(string(line))) == 0 {
 			continue
 		}
+		if torn != nil {
+			// A bad line before the last one: not a cut.
+			return nil, torn
+		}
 		var j traceJSON
 		if err := json.Unmarshal(line, &j); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a trace record: %v", path, n, err)
+			// Forgiven when it is the last line (a run killed while it
+			// wrote the trace): checked on the next line.
+			torn = fmt.Errorf("%s:%d: not a trace record: %v", path, n, err)
+			tornLine = n
+			continue
 		}
 		if n == 1 || b.header.Version == 0 {
 			if j.Type != "header" {
@@ -280,7 +295,17 @@ func parseTrace(path string, r io.Reader) (*traceBackend, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if b.header.Version == 0 {
+		if torn != nil {
+			return nil, torn
+		}
 		return nil, fmt.Errorf("%s: empty: no header record", path)
+	}
+	ended := len(b.recs) > 0 && b.recs[len(b.recs)-1].typ == recEnd
+	switch {
+	case torn != nil:
+		b.note = fmt.Sprintf("%s: line %d is cut short; replaying the %d records before it (was tcsim run interrupted?)", baseName(path), tornLine, len(b.recs))
+	case !ended:
+		b.note = fmt.Sprintf("%s has no end record: it was cut short; replaying its %d records", baseName(path), len(b.recs))
 	}
 	sort.Slice(b.warpKeys, func(i, j int) bool {
 		a, c := b.warpKeys[i], b.warpKeys[j]
@@ -488,6 +513,15 @@ func (b *traceBackend) last() stopInfo {
 	s := stopInfo{reason: "start", warp: -1, steps: b.st.insts, hazards: b.st.newHz}
 	if r := b.st.last; r != nil {
 		s.reason, s.line, s.cta, s.warp, s.inst = "step", r.line, r.cta, r.warp, r.inst
+		switch b.stop {
+		case "hazard", "limit", "back":
+			s.reason = b.stop
+		}
+	}
+	if b.stop == "breakpoint" {
+		if n := b.nextRec(); n != nil {
+			s.reason, s.line, s.cta, s.warp, s.inst = "breakpoint", n.line, n.cta, n.warp, n.inst
+		}
 	}
 	if b.done() {
 		s.reason = "done"
@@ -496,6 +530,16 @@ func (b *traceBackend) last() stopInfo {
 		}
 	}
 	return s
+}
+
+// nextRec is the next instruction record, or nil at the end.
+func (b *traceBackend) nextRec() *trRec {
+	for i := b.st.pos; i < len(b.recs); i++ {
+		if b.recs[i].typ == recInst {
+			return &b.recs[i]
+		}
+	}
+	return nil
 }
 
 // begin starts an action: it remembers where it started.
@@ -514,6 +558,7 @@ func (b *traceBackend) step() error {
 		return err
 	}
 	b.forward()
+	b.stop = "step"
 	return nil
 }
 
@@ -532,6 +577,7 @@ func (b *traceBackend) stepWarp(cta, warp int) error {
 	for b.st.pos <= next {
 		b.forward()
 	}
+	b.stop = "step"
 	return nil
 }
 
@@ -553,7 +599,12 @@ func (b *traceBackend) nextInst(k wkey) int {
 	return -1
 }
 
+// run replays until the next instruction record is on a breakpoint line,
+// a hazard is recorded (with hazard), limit instructions or the end. As in
+// the live simulation, a run that starts at the breakpoint it stopped at
+// goes past it.
 func (b *traceBackend) run(breaks []int, hazard bool, limit int64) error {
+	resume := b.stop == "breakpoint"
 	if err := b.begin(); err != nil {
 		return err
 	}
@@ -561,22 +612,27 @@ func (b *traceBackend) run(breaks []int, hazard bool, limit int64) error {
 	for _, l := range breaks {
 		bp[l] = true
 	}
+	atBreak := func() bool {
+		n := b.nextRec()
+		return n != nil && bp[n.line]
+	}
+	if !resume && atBreak() {
+		b.stop = "breakpoint"
+		return nil
+	}
+	b.stop = "step"
 	start := b.st.insts
 	for b.forward() {
-		if hazard && len(b.st.newHz) > 0 {
+		switch {
+		case hazard && len(b.st.newHz) > 0:
+			b.stop = "hazard"
 			return nil
-		}
-		if limit > 0 && b.st.insts-start >= limit {
+		case limit > 0 && b.st.insts-start >= limit:
+			b.stop = "limit"
 			return nil
-		}
-		// Stop before an instruction of a breakpoint line.
-		for i := b.st.pos; i < len(b.recs); i++ {
-			if b.recs[i].typ == recInst {
-				if bp[b.recs[i].line] {
-					return nil
-				}
-				break
-			}
+		case atBreak():
+			b.stop = "breakpoint"
+			return nil
 		}
 	}
 	return nil
@@ -612,6 +668,7 @@ func (b *traceBackend) back(toStop bool) error {
 	}
 	b.seek(target)
 	b.st.newHz = nil
+	b.stop = "back"
 	return nil
 }
 
@@ -662,20 +719,9 @@ func (b *traceBackend) inflight() []asyncRow {
 	for _, k := range keys {
 		op := b.st.wgOps[k]
 		out = append(out, asyncRow{kind: "wgmma.mma_async", line: op.line, cta: k.cta, thread: 128 * k.wg,
-			desc: fmt.Sprintf("warpgroup %d op #%d, issued by warps %04b", k.wg, k.op+1, bitsReversed4(op.warps))})
+			desc: fmt.Sprintf("warpgroup %d op #%d, %s", k.wg, k.op+1, issuedBy(op.warps, -2))})
 	}
 	return out
-}
-
-// bitsReversed4 prints warps 0-3 of a warpgroup left to right as sim does.
-func bitsReversed4(m uint8) uint8 {
-	var r uint8
-	for i := 0; i < 4; i++ {
-		if m>>i&1 != 0 {
-			r |= 1 << (3 - i)
-		}
-	}
-	return r
 }
 
 func (b *traceBackend) mbarriers(cta int) []mbarRow {
