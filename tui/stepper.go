@@ -165,6 +165,17 @@ func newStepperKeys(trace bool) stepperKeys {
 	return k
 }
 
+// LoadError is a failure to open the stepper's kernel or trace: a file
+// that cannot be read, PTX that does not compile (file:line:col), a
+// launch the simulator cannot set up, a malformed trace. Unlike the other
+// errors of New it is not a mistake in the configuration's form.
+type LoadError struct{ Err error }
+
+func (e *LoadError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *LoadError) Unwrap() error { return e.Err }
+
 // newStepperView opens a kernel (k) or a trace file; with neither, the
 // view explains how to open one.
 func newStepperView(k *KernelConfig, trace string) (*stepperView, error) {
@@ -175,13 +186,13 @@ func newStepperView(k *KernelConfig, trace string) (*stepperView, error) {
 	case k != nil:
 		b, err := newSimBackend(*k)
 		if err != nil {
-			return nil, err
+			return nil, &LoadError{err}
 		}
 		v.be = b
 	case trace != "":
 		b, err := newTraceBackend(trace)
 		if err != nil {
-			return nil, err
+			return nil, &LoadError{err}
 		}
 		v.be = b
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -56,17 +57,17 @@ keys, switches between them; ? lists every key; q quits):
   4 Descriptor  paste a descriptor (e) or edit its fields (arrows); decoded
                 fields, validation findings, and the core matrices it reads
                 drawn over the operand tile or the shared-memory bytes (v).
-  5 Stepper     a PTX kernel simulated instruction by instruction (--run and
-                --launch), or a trace replayed (--trace): the source with each
-                warp's next line, the selected thread's registers, the
-                fragment of the wgmma/ldmatrix/tcgen05 operand with its
-                values, shared memory, Tensor Memory, async operations in
-                flight with the mbarrier phases, the warps, and the hazards
-                (selecting one jumps to its line). s steps the next warp, w
-                the selected warp, r runs to a breakpoint (b toggles one on
-                the source line), h runs to the next hazard, p steps back
-                (re-simulating from the start), t/T and >/< pick the thread
-                and warp, ]/[ the pane, f the focus, z zooms a pane.
+  5 Stepper     a PTX kernel simulated instruction by instruction (--run
+                and --launch), or a trace replayed (--trace): the source
+                with each warp's next line, and panes (] and [) for the
+                selected thread's registers, the fragment of a wgmma,
+                ldmatrix or tcgen05 operand with its values, shared memory,
+                Tensor Memory, the async operations in flight with the
+                mbarrier phases, the warps, and the hazards (enter on one
+                jumps to its line). s steps the next warp, w the selected
+                warp, r runs to a breakpoint (b sets one on the source
+                line), h runs to the next hazard, p steps back (P to the
+                last stop), t/T and >/< pick the thread and the warp.
 
 Mouse: a click selects a cell or a tab, the wheel scrolls (shift+wheel
 sideways). NO_COLOR (or --no-color) draws without colours; the cursor and
@@ -74,12 +75,14 @@ the selected thread's cells are still marked with reverse video and
 underlines.
 
 The stepper takes the launch description of 'tcsim run': --run KERNEL.ptx
-(or the launch file's "ptx"), --launch FILE, and --kernel, --grid, --block,
---cluster, --param and --buffer overriding it (the dynamic shared memory comes
-from the launch file). It simulates one CTA at a time, in grid order: --grid 1
-keeps a session short. --trace FILE replays a trace written by 'tcsim run
---trace FILE --trace-values' without running anything: the panes show what
-the trace holds (no memory contents).
+(or KERNEL.ptx as the argument, or the launch file's "ptx"), --launch FILE,
+and --kernel, --grid, --block, --cluster, --param and --buffer overriding
+it (the dynamic shared memory comes from the launch file). It simulates
+one CTA (or cluster) at a time, in grid order: --grid 1 keeps a session
+short; after the last instruction the panes keep showing the last CTA.
+--trace FILE replays a trace written by 'tcsim run KERNEL.ptx --trace FILE
+--trace-values' without simulating: the panes show what the trace holds
+(registers, async operations, mbarrier phases and hazards; no memory).
 
 --snapshot FILE draws one screen without a terminal, after the keys of
 --keys, at --size: FILE.png is a picture drawn by tcsim's own renderer (the
@@ -135,6 +138,10 @@ func runTUI(e *env, f *tuiFlags, args []string) error {
 		Desc:    f.desc,
 		NoColor: f.noColor || e.getenv("NO_COLOR") != "",
 	}
+	if cfg.Subject != "" && f.run == "" && len(args) == 1 && strings.EqualFold(filepath.Ext(cfg.Subject), ".ptx") {
+		// tcsim tui KERNEL.ptx --launch ...: as tcsim run takes it.
+		f.run, cfg.Subject = cfg.Subject, ""
+	}
 	if err := stepperConfig(&cfg, f); err != nil {
 		return err
 	}
@@ -147,21 +154,28 @@ func runTUI(e *env, f *tuiFlags, args []string) error {
 	if f.keys != "" {
 		return usagef("--keys applies to --snapshot")
 	}
+	// Open everything first: a bad subject or kernel is reported before
+	// the terminal is taken over.
+	if _, err := tui.New(cfg); err != nil {
+		return tuiError(err)
+	}
 	in, inOK := e.stdin.(*os.File)
 	out, outOK := e.stdout.(*os.File)
 	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
-		if _, err := tui.New(cfg); err != nil {
-			return usagef("%v", err)
-		}
 		return usagef("the explorer needs a terminal (stdin and stdout are not both terminals); run 'tcsim --help' for the commands, or 'tcsim tui --snapshot -' to print a screen")
 	}
-	if err := tui.Run(cfg, in, out, os.Environ()); err != nil {
-		if strings.Contains(err.Error(), "unknown") || strings.Contains(err.Error(), "bad layout") {
-			return usagef("%v", err)
-		}
+	return tui.Run(cfg, in, out, os.Environ())
+}
+
+// tuiError classifies an error of tui.New: the stepper's files (a PTX
+// file that does not compile, a bad trace) fail with exit status 1, the
+// rest (an unknown view, atom or layout) are usage errors.
+func tuiError(err error) error {
+	var le *tui.LoadError
+	if errors.As(err, &le) {
 		return err
 	}
-	return nil
+	return usagef("%v", err)
 }
 
 // stepperConfig reads the stepper's flags: a kernel and its launch, or a
@@ -188,6 +202,9 @@ func stepperConfig(cfg *tui.Config, f *tuiFlags) error {
 	if f.run != "" {
 		args = []string{f.run}
 	}
+	if f.launch.File == "" && (f.launch.Grid.String() == "" || f.launch.Block.String() == "") {
+		return usagef("--run %s needs its launch: --launch FILE (a JSON launch as for tcsim run), or --grid and --block (with --param for each kernel parameter)", f.run)
+	}
 	path, src, l, _, err := prepareLaunch(&f.launch, args)
 	if err != nil {
 		return err
@@ -210,7 +227,7 @@ func tuiSnapshot(e *env, cfg tui.Config, f *tuiFlags) error {
 	}
 	m, err := tui.Snapshot(cfg, w, h, msgs)
 	if err != nil {
-		return usagef("%v", err)
+		return tuiError(err)
 	}
 	var buf bytes.Buffer
 	switch strings.ToLower(filepath.Ext(f.snapshot)) {

@@ -92,7 +92,14 @@ func TestTUIErrors(t *testing.T) {
 		{[]string{"tui", "--run", "testdata/missing.ptx", "--grid", "1", "--block", "32", "--snapshot", "-"}, 1, "missing.ptx"},
 		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--schedule", "bogus", "--snapshot", "-"}, 2, "want lazy, latest, eager or random"},
 		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--grid", "0", "--snapshot", "-"}, 2, "--grid"},
-		{[]string{"tui", "--trace", "testdata/missing.jsonl", "--snapshot", "-"}, 2, "missing.jsonl"},
+		{[]string{"tui", "--trace", "testdata/missing.jsonl", "--snapshot", "-"}, 1, "missing.jsonl"},
+		{[]string{"tui", "--trace", "../../tui/testdata/stepper/tiny.ptx", "--snapshot", "-"}, 1, "tiny.ptx:1: not a trace record"},
+		{[]string{"tui", "--run", "../../tui/testdata/stepper/tiny.ptx", "--snapshot", "-"}, 2, "needs its launch: --launch FILE"},
+		{[]string{"tui", "--run", "../../tui/testdata/stepper/tiny.ptx", "--grid", "1", "--snapshot", "-"}, 2, "needs its launch"},
+		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--kernel", "nope", "--snapshot", "-"}, 1, "nope"},
+		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--trace", "x.jsonl", "--snapshot", "-"}, 2, "give one or the other"},
+		{[]string{"tui", "--launch", "testdata/missing.json", "--snapshot", "-"}, 2, "missing.json"},
+		{[]string{"tui", "--grid", "1", "--snapshot", "-"}, 2, "describe the stepper's launch"},
 	} {
 		code, _, errs := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.err) {
@@ -102,8 +109,33 @@ func TestTUIErrors(t *testing.T) {
 	// A PTX syntax error names file:line:col.
 	bad := filepath.Join(t.TempDir(), "bad.ptx")
 	os.WriteFile(bad, []byte(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n\tadd.u32 %r1, %r2\n\tret;\n}\n"), 0o644)
-	if code, _, errs := runCLI(t, "tui", "--run", bad, "--grid", "1", "--block", "32", "--snapshot", "-"); code != 2 || !strings.Contains(errs, "bad.ptx:6:") {
+	if code, _, errs := runCLI(t, "tui", "--run", bad, "--grid", "1", "--block", "32", "--snapshot", "-"); code != 1 || !strings.Contains(errs, "bad.ptx:6:") {
 		t.Errorf("PTX syntax error: exit %d, stderr %q", code, errs)
+	}
+	// The PTX file as the argument, as tcsim run takes it.
+	if code, out, errs := runCLI(t, "tui", "../../tui/testdata/stepper/tiny.ptx", "--launch", "../../tui/testdata/stepper/tiny.json", "--snapshot", "-", "--size", "100x30", "--keys", "s"); code != 0 || !strings.Contains(out, "step 1 · warp 0 ran line 17") {
+		t.Errorf("tcsim tui KERNEL.ptx --launch ...: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	// A trace cut short (a run killed while writing it) replays what it
+	// holds and says so; a bad line before the last one is an error.
+	trace := filepath.Join(t.TempDir(), "run.jsonl")
+	if code, _, errs := runCLI(t, "run", "../../tui/testdata/stepper/tiny.ptx", "--launch", "../../tui/testdata/stepper/tiny.json", "--trace", trace, "--trace-values"); code != 0 {
+		t.Fatalf("tcsim run --trace: exit %d: %s", code, errs)
+	}
+	full, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.jsonl")
+	os.WriteFile(cut, full[:len(full)*2/3], 0o644)
+	if code, out, errs := runCLI(t, "tui", "--trace", cut, "--snapshot", "-", "--size", "200x30"); code != 0 || !strings.Contains(out, "is cut short; replaying the") {
+		t.Errorf("cut trace: exit %d, stderr %q\n%s", code, errs, out)
+	}
+	lines := strings.SplitAfter(string(full), "\n")
+	lines[3] = lines[3][:len(lines[3])/2] + "\n"
+	os.WriteFile(cut, []byte(strings.Join(lines, "")), 0o644)
+	if code, _, errs := runCLI(t, "tui", "--trace", cut, "--snapshot", "-"); code != 1 || !strings.Contains(errs, "cut.jsonl:4: not a trace record") {
+		t.Errorf("trace with a bad line 4: exit %d, stderr %q", code, errs)
 	}
 	// The stepper from the command line.
 	if code, out, errs := runCLI(t, "tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--snapshot", "-", "--size", "100x30", "--keys", "s s"); code != 0 || !strings.Contains(out, "step 2 · warp") {
