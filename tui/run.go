@@ -161,6 +161,10 @@ func Snapshot(cfg Config, w, h int, msgs []tea.Msg) (*Model, error) {
 	}
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	for _, msg := range msgs {
+		if _, ok := msg.(tea.MouseMsg); ok {
+			// A terminal has drawn the screen the pointer points at.
+			m.Content()
+		}
 		if _, cmd := m.Update(msg); cmd != nil && m.quit {
 			break
 		}

@@ -300,10 +300,14 @@ func (v *stepperView) refresh() {
 	v.version++
 	be := v.be
 	if cs := be.ctas(); len(cs) > 0 {
-		last := be.last()
-		for i, c := range cs {
-			if c == last.cta && last.warp >= 0 {
-				v.cta = i
+		// A stop at a breakpoint or hazard shows its CTA; plain steps
+		// leave the selection alone (round-robin steps go from CTA to CTA
+		// of a cluster).
+		if last := be.last(); (last.reason == "breakpoint" || last.reason == "hazard") && last.warp >= 0 {
+			for i, c := range cs {
+				if c == last.cta {
+					v.cta = i
+				}
 			}
 		}
 		v.cta = clamp(v.cta, 0, len(cs)-1)
@@ -338,6 +342,9 @@ func (v *stepperView) follow() {
 			if w.cta == s.cta && w.warp == s.warp && w.line > 0 {
 				line = w.line
 			}
+		}
+		if cs := v.be.ctas(); v.cta < len(cs) && cs[v.cta] != s.cta {
+			line = 0 // a warp of another CTA of the cluster: follow the selected one
 		}
 	}
 	if s.reason != "done" && (s.warp < 0 || line == 0) {
@@ -385,7 +392,11 @@ func (v *stepperView) breakLines() []int {
 // act runs a stepping action and shows where it stopped.
 func (v *stepperView) act(f func() error) {
 	if err := f(); err != nil {
-		v.msg = styleErr.Render(firstLine(err.Error()))
+		msg := firstLine(err.Error())
+		if msg != err.Error() {
+			msg += " (the warps and hazards panes say more)"
+		}
+		v.msg = styleErr.Render(msg)
 	}
 	v.refresh()
 	v.follow()
@@ -664,6 +675,7 @@ func (v *stepperView) navigate(msg tea.KeyPressMsg) {
 			v.selectThread(v.thread + 1)
 		}
 	case paneFrag:
+		v.prepFrag()
 		v.frag.pane.handleKey(msg)
 		v.fragSelect()
 	case paneSMEM:
@@ -726,7 +738,8 @@ func (v *stepperView) mouse(msg tea.MouseMsg) {
 		case paneSource:
 			v.src.top = clamp(v.src.top+d, 0, max(len(v.be.lines())-v.srcHeight(), 0))
 		case paneFrag:
-			v.frag.pane.handleMouse(msg, cx, cy-1)
+			v.prepFrag()
+			v.frag.pane.handleMouse(msg, cx, cy-2)
 		case paneSMEM:
 			v.smem.top = max(v.smem.top+d, 0)
 			v.smem.cur = max(v.smem.cur+d, 0)
@@ -791,7 +804,8 @@ func (v *stepperView) mouse(msg tea.MouseMsg) {
 			}
 		}
 	case paneFrag:
-		if v.frag.pane.handleMouse(msg, cx, cy-1) {
+		v.prepFrag()
+		if v.frag.pane.handleMouse(msg, cx, cy-2) {
 			v.fragSelect()
 		}
 	case paneSMEM:
@@ -1349,7 +1363,7 @@ func (v *stepperView) renderRegs(w, h int) []string {
 			line = fmt.Sprintf("%s %-*s %-4s %s", mark, nameW, r.name, r.typ, styleDim.Render("-"))
 		} else {
 			line = fmt.Sprintf("%s %-*s %-4s %s", mark, nameW, r.name, r.typ, fmtValue(r.typ, vals[lane], v.hexVals))
-			if !v.hexVals && r.typ != "pred" && !strings.HasPrefix(r.typ, "b") {
+			if !v.hexVals && r.typ != "pred" && !isBitsType(r.typ) {
 				line += styleDim.Render(" " + fmtValue(r.typ, vals[lane], true))
 			}
 		}
@@ -1823,7 +1837,7 @@ func (v *stepperView) buildFrag(w, h int) {
 
 // valueWidth is the cell width that shows every value of type typ.
 func valueWidth(typ string, hex bool) int {
-	if hex || strings.HasPrefix(typ, "b") {
+	if hex || isBitsType(typ) {
 		return max(typeBits(typ)/4, 1)
 	}
 	if t, err := fixtures.ParseScalarType(typ); err == nil && !t.IsFloat() {
@@ -1870,6 +1884,15 @@ func (v *stepperView) fragSelect() {
 	}
 }
 
+// prepFrag brings the fragment grid up to date before a key or the mouse
+// acts on it (the screen may not have been drawn since the state changed).
+func (v *stepperView) prepFrag() {
+	r := v.rectOf(paneFrag)
+	h := max(r.h-1, 1)
+	v.frag.pane.setSize(r.w, max(h-3, 1))
+	v.buildFrag(r.w, h)
+}
+
 func (v *stepperView) renderFrag(w, h int) []string {
 	v.frag.pane.setSize(w, max(h-3, 1))
 	v.buildFrag(w, h)
@@ -1908,9 +1931,12 @@ func (v *stepperView) renderFrag(w, h int) []string {
 		if reg < len(f.cur.regs) {
 			desc += " = " + f.cur.regs[reg]
 			if vpr > 1 {
-				desc += fmt.Sprintf(" half %d", o.Value%vpr)
+				desc += fmt.Sprintf(" %s %d", map[bool]string{true: "half", false: "byte"}[vpr == 2], o.Value%vpr)
 			}
 			desc += " = " + c.Label
+			if c.Label == "-" {
+				desc += " (no value: not written yet)"
+			}
 		}
 		for len(out) < h-1 {
 			out = append(out, "")

@@ -623,7 +623,7 @@ func fmtValue(typ string, v uint64, hex bool) string {
 	if typ == "tf32" {
 		typ = "f32"
 	}
-	if strings.HasPrefix(typ, "b") {
+	if isBitsType(typ) {
 		return fmt.Sprintf("%#x", v)
 	}
 	if t, err := fixtures.ParseScalarType(typ); err == nil {
@@ -635,7 +635,7 @@ func fmtValue(typ string, v uint64, hex bool) string {
 // shortValue formats a value in at most about 7 characters, for grid
 // cells.
 func shortValue(typ string, v uint64, hex bool) string {
-	if hex || strings.HasPrefix(typ, "b") {
+	if hex || isBitsType(typ) {
 		bits := typeBits(typ)
 		if bits < 64 {
 			v &= 1<<bits - 1
@@ -662,6 +662,16 @@ func shortValue(typ string, v uint64, hex bool) string {
 		s = strings.Replace(strings.Replace(s, "e+0", "e", 1), "e-0", "e-", 1)
 	}
 	return s
+}
+
+// isBitsType reports whether typ is an untyped bit container (b8 to
+// b128), shown in hex; bf16 is a float.
+func isBitsType(typ string) bool {
+	switch typ {
+	case "b8", "b16", "b32", "b64", "b128":
+		return true
+	}
+	return false
 }
 
 func typeBits(typ string) int {
