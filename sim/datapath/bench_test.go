@@ -53,32 +53,6 @@ func BenchmarkMatMulE4M3m64n256k32Wide(b *testing.B) { benchMatMul(b, "f32.e4m3.
 var sink float32
 
 // BenchmarkFloat32LoopK16 and K32 are the baselines: the same m64n256k16
-// and m64n256k32 products as plain float32 triple loops.
-func BenchmarkFloat32LoopK16(bn *testing.B) { float32Loop(bn, 16) }
-func BenchmarkFloat32LoopK32(bn *testing.B) { float32Loop(bn, 32) }
-
-func float32Loop(bn *testing.B, K int) {
-	const M, N = 64, 256
-	r := rand.New(rand.NewPCG(1, 2))
-	a, b, c := make([]float32, M*K), make([]float32, N*K), make([]float32, M*N)
-	for i := range a {
-		a[i] = float32(r.NormFloat64())
-	}
-	for i := range b {
-		b[i] = float32(r.NormFloat64())
-	}
-	d := make([]float32, M*N)
-	bn.ResetTimer()
-	for range bn.N {
-		for i := 0; i < M; i++ {
-			for j := 0; j < N; j++ {
-				s := c[i*N+j]
-				for k := 0; k < K; k++ {
-					s += a[i*K+k] * b[j*K+k]
-				}
-				d[i*N+j] = s
-			}
-		}
-		sink = d[0]
-	}
-}
+// and m64n256k32 products as plain float32 triple loops (benchFloat32).
+func BenchmarkFloat32LoopK16(bn *testing.B) { benchFloat32(bn, 64, 256, 16) }
+func BenchmarkFloat32LoopK32(bn *testing.B) { benchFloat32(bn, 64, 256, 32) }

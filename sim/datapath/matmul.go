@@ -342,6 +342,21 @@ func (m *Model) matmulFused(M, N, K int, a, b, c []uint64) []uint64 {
 		slow := !fast || A.special[i]
 		for j := 0; j < N; j++ {
 			ci := i*N + j
+			if !slow && j+1 < N && !B.special[j] && !C.special[j] && !B.special[j+1] && !C.special[j+1] {
+				// Two columns at once, sharing the loads of A's row.
+				b0, b1 := B.val[j*K:j*K+len(av)], B.val[(j+1)*K:(j+1)*K+len(av)]
+				e0, e1 := maxProductExp2(ae, B.exp[j*K:j*K+len(av)], B.exp[(j+1)*K:(j+1)*K+len(av)], C.exp[j], C.exp[j+1])
+				s0, ok0 := scaled(e0)
+				s1, ok1 := scaled(e1)
+				if e0 > zeroExp/2 && e1 > zeroExp/2 && ok0 && ok1 {
+					x, y := alignedSum2(av, b0, b1, s0, s1)
+					sums[j] = x + m.alignC(C.mag[j], C.neg[j], C.exp[j], e0, cfrac)
+					sums[j+1] = y + m.alignC(C.mag[j+1], C.neg[j+1], C.exp[j+1], e1, cfrac)
+					scales[j], scales[j+1] = e0-int32(m.FracBits), e1-int32(m.FracBits)
+					j++
+					continue
+				}
+			}
 			if slow || B.special[j] || C.special[j] {
 				d[ci] = m.fused(a[i*K:(i+1)*K], b[j*K:(j+1)*K], c[ci], nil)
 				scales[j] = done
@@ -384,6 +399,43 @@ func maxProductExp(ae, be []int32, cexp int32) int32 {
 		e0 = max(e0, ae[k]+be[k])
 	}
 	return max(e0, e1, e2, e3)
+}
+
+// maxProductExp2 is maxProductExp for two columns of B sharing A's row.
+func maxProductExp2(ae, be0, be1 []int32, c0, c1 int32) (int32, int32) {
+	be0, be1 = be0[:len(ae)], be1[:len(ae)]
+	a0, a1, b0, b1 := c0, int32(zeroExp), c1, int32(zeroExp)
+	k := 0
+	for ; k+2 <= len(ae); k += 2 {
+		x := (*[2]int32)(ae[k : k+2])
+		y, z := (*[2]int32)(be0[k:k+2]), (*[2]int32)(be1[k:k+2])
+		a0, a1 = max(a0, x[0]+y[0]), max(a1, x[1]+y[1])
+		b0, b1 = max(b0, x[0]+z[0]), max(b1, x[1]+z[1])
+	}
+	for ; k < len(ae); k++ {
+		a0, b0 = max(a0, ae[k]+be0[k]), max(b0, ae[k]+be1[k])
+	}
+	return max(a0, a1), max(b0, b1)
+}
+
+// alignedSum2 is alignedSum for two columns of B sharing A's row.
+func alignedSum2(av, bv0, bv1 []float64, s0, s1 float64) (int64, int64) {
+	bv0, bv1 = bv0[:len(av)], bv1[:len(av)]
+	var x0, x1, y0, y1 int64
+	k := 0
+	for ; k+2 <= len(av); k += 2 {
+		a := (*[2]float64)(av[k : k+2])
+		p, q := (*[2]float64)(bv0[k:k+2]), (*[2]float64)(bv1[k:k+2])
+		x0 += int64(a[0] * p[0] * s0)
+		x1 += int64(a[1] * p[1] * s0)
+		y0 += int64(a[0] * q[0] * s1)
+		y1 += int64(a[1] * q[1] * s1)
+	}
+	for ; k < len(av); k++ {
+		x0 += int64(av[k] * bv0[k] * s0)
+		y0 += int64(av[k] * bv1[k] * s1)
+	}
+	return x0 + x1, y0 + y1
 }
 
 // alignedSum is the sum of the products av[k]*bv[k], each scaled by scale
@@ -431,6 +483,7 @@ type rzRounder struct {
 	mb, fmb      uint // mantissa bits kept, and the format's
 	bias, expTop int  // exponent bias, and the all-ones exponent field
 	signShift    uint
+	b32          bool // the format is IEEE binary32: round through float64
 }
 
 func newRZ(m *Model) rzRounder {
@@ -439,7 +492,8 @@ func newRZ(m *Model) rzRounder {
 	if mb == 0 {
 		mb = f.MantBits
 	}
-	return rzRounder{mb: uint(mb), fmb: uint(f.MantBits), bias: f.Bias, expTop: 1<<f.ExpBits - 1, signShift: uint(f.Bits - 1)}
+	return rzRounder{mb: uint(mb), fmb: uint(f.MantBits), bias: f.Bias, expTop: 1<<f.ExpBits - 1, signShift: uint(f.Bits - 1),
+		b32: isBinary32(f) && mb <= 23}
 }
 
 // round stores m.normalize(sums[j], scales[j]) in d[j] for round-toward-
@@ -454,6 +508,23 @@ func (r rzRounder) round(m *Model, d []uint64, sums []int64, scales []int32) {
 		if sum == 0 {
 			d[j] = 0
 			continue
+		}
+		if r.b32 && sum < 1<<53 && sum > -1<<53 && scale > -1000 && scale < 1000 {
+			// sum * 2^scale is exact in float64; dropping all but mb
+			// fraction bits truncates toward zero, and when the result is
+			// a normal binary32 number the conversion to float32 is then
+			// exact.
+			x := math.Float64bits(float64(sum) * math.Float64frombits(uint64(1023+scale)<<52))
+			x &^= 1<<(52-r.mb) - 1
+			e := int(x>>52&0x7FF) - 1023
+			if e >= -126 && e <= 127 {
+				d[j] = uint64(math.Float32bits(float32(math.Float64frombits(x))))
+				continue
+			}
+			if e > 127 && !m.Saturate { // overflow: infinity (as normalize)
+				d[j] = uint64(sum)>>63<<31 | 0x7f800000
+				continue
+			}
 		}
 		neg := uint64(sum) >> 63
 		mag := uint64(sum)
