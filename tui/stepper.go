@@ -333,10 +333,10 @@ func (v *stepperView) follow() {
 	}
 	line := s.line
 	switch {
+	case (s.reason == "hazard" || s.reason == "done") && len(s.hazards) > 0 && s.hazards[0].line > 0:
+		line = s.hazards[0].line
 	case s.reason == "done":
 		line = 0 // the cursor stays
-	case s.reason == "hazard" && len(s.hazards) > 0 && s.hazards[0].line > 0:
-		line = s.hazards[0].line
 	case s.reason != "hazard" && s.warp >= 0:
 		for _, w := range v.warpRows {
 			if w.cta == s.cta && w.warp == s.warp && w.line > 0 {

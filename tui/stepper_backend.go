@@ -353,7 +353,7 @@ func trimLast(hist []simAction, toStop bool) []simAction {
 		keep--
 	}
 	if keep > 0 {
-		out = append(out, simAction{kind: actRun, breaks: a.breaks, hazard: a.hazard, limit: keep})
+		out = append(out, simAction{kind: actRun, breaks: a.breaks, hazard: a.hazard, limit: keep, ran: keep, reason: sim.StopLimit})
 	}
 	return out
 }
@@ -364,7 +364,13 @@ func (b *simBackend) back(toStop bool) error {
 	if len(b.hist) == 0 {
 		return errors.New("at the start of the run: nothing to step back to")
 	}
-	m, st, hist, last, err := b.build(trimLast(b.hist, toStop))
+	hist := trimLast(b.hist, toStop)
+	if b.fin != nil && !toStop {
+		// The panes show the state after the last instruction already:
+		// undo that instruction too.
+		hist = trimLast(hist, false)
+	}
+	m, st, hist, last, err := b.build(hist)
 	if err != nil {
 		return err
 	}
