@@ -180,4 +180,31 @@ wait_for "finished (no breakpoints"
 keys q
 exited 0
 
+# --- the stepper in a small terminal: a breakpoint by mouse, a live
+# resize, and the replay of a trace written by tcsim run
+trace=$(mktemp --suffix=.jsonl)
+"$bin" run testdata/stepper/tiny.ptx --launch testdata/stepper/tiny.json --trace "$trace" --trace-values >/dev/null
+tm kill-server >/dev/null 2>&1 || true
+ARGS="tui --trace $trace" start
+wait_for "trace replay"
+tm resize-window -t e -x 80 -y 24
+for _ in $(seq 100); do
+	[ "$(screen | wc -l)" = 24 ] && screen | tail -n 1 | grep -qF "? all keys" && break
+	sleep 0.1
+done
+[ "$(screen | wc -l)" = 24 ] || fail "the stepper did not shrink to 24 lines"
+[ "$(screen | wc -L)" -le 80 ] || fail "a stepper line is wider than 80 columns after the resize"
+ok
+keys g
+text "33"
+keys Enter b
+wait_for "breakpoint at line 33 (r runs to it)"
+keys r
+wait_for "is at line 33"
+keys p
+wait_for "stepped back"
+keys q
+exited 0
+rm -f "$trace"
+
 echo "e2e: $checks checks passed"
