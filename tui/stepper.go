@@ -412,6 +412,9 @@ func (v *stepperView) selectThread(t int) {
 	v.thread = t
 	v.frag.version = -1
 	v.frag.seekThread = true
+	// The TMEM cursor goes to the thread's lane: a warp reaches the lane
+	// quarter of its id mod 4, one lane per thread.
+	v.tmemCur[0] = t/32%4*32 + t%32
 }
 
 // ---------------------------------------------------------------- update
@@ -1417,6 +1420,11 @@ func (v *stepperView) renderAsync(w, h int) []string {
 		out = append(out, styleDim.Render("  nothing"))
 	}
 	for _, a := range v.asyncRows {
+		if strings.HasPrefix(a.kind, "wgmma") {
+			// The description names the warpgroup and its warps.
+			add(fmt.Sprintf("line %d %s: %s", a.line, a.kind, a.desc), 4)
+			continue
+		}
 		add(fmt.Sprintf("line %d %s (thread %d): %s", a.line, a.kind, a.thread, a.desc), 4)
 	}
 	out = append(out, "", section(fmt.Sprintf("mbarriers (%d)", len(v.mbarRows))))
@@ -1646,7 +1654,11 @@ func (v *stepperView) renderTMEM(w, h int) []string {
 		v.tmemTop[1] = col - cols + 1
 	}
 	cur, _ := v.be.tmem(v.cta, lane, col)
-	out := []string{fitLine(fmt.Sprintf("lane %d col %d = %08x (%s) · lane quarter %d · not hardware-verified", lane, col, cur, shortValue("f32", uint64(cur), false), lane/32), w)}
+	head := fmt.Sprintf("not hardware-verified · lane %d col %d = %08x (%s)", lane, col, cur, shortValue("f32", uint64(cur), false))
+	if q := fmt.Sprintf(" · lane quarter %d", lane/32); cellWidth(head+q) <= w {
+		head += q
+	}
+	out := []string{fitLine(head, w)}
 	var hb strings.Builder
 	hb.WriteString("lane ")
 	for c := v.tmemTop[1]; c < v.tmemTop[1]+cols && c < 512; c++ {
