@@ -466,7 +466,7 @@ func (v *stepperView) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Hazard):
 		before := len(v.hazRows)
-		v.act(func() error { return be.run(nil, true, runLimit) })
+		v.act(func() error { return be.run(v.breakLines(), true, runLimit) })
 		if len(v.hazRows) == before && be.last().reason == "done" {
 			v.msg = styleOK.Render(fmt.Sprintf("step %d · finished: no further hazard", be.steps()))
 		}

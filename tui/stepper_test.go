@@ -155,6 +155,11 @@ func TestStepperBreakpoint(t *testing.T) {
 	if !v.be.done() {
 		t.Fatalf("third run: %+v, want the end of the kernel", v.be.last())
 	}
+	// h stops at a breakpoint before the hazard it runs to.
+	_, v = stepper(t, kernelAt(t, tinyLaunch, tinyRace), 100, 30, `g "31" enter b h`)
+	if s := v.be.last(); s.line != 31 || s.reason != "breakpoint" || len(v.hazRows) != 0 {
+		t.Fatalf("h with a breakpoint before the race: stopped at line %d (%s) with %d hazards", s.line, s.reason, len(v.hazRows))
+	}
 	m, v := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, `g "27" enter b`)
 	if len(v.breaks) != 0 || !strings.Contains(m.Plain(), "holds no instruction") {
 		t.Fatalf("breakpoint on an empty line accepted: %v\n%s", v.breaks, m.Plain())

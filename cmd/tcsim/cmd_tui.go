@@ -66,7 +66,7 @@ keys, switches between them; ? lists every key; q quits):
                 mbarrier phases, the warps, and the hazards (enter on one
                 jumps to its line). s steps the next warp, w the selected
                 warp, r runs to a breakpoint (b sets one on the source
-                line), h runs to the next hazard, p steps back (P to the
+                line), h to the next hazard (or breakpoint), p steps back (P to the
                 last stop), t/T and >/< pick the thread and the warp.
 
 Mouse: a click selects a cell or a tab, the wheel scrolls (shift+wheel
