@@ -1,19 +1,14 @@
 package tui
 
 import (
-	"bytes"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/tcsim/tcsim/fixtures"
-	"github.com/tcsim/tcsim/sim"
 )
 
 // kernelAt is the stepper's configuration for a launch file, with the PTX
@@ -93,48 +88,13 @@ func TestStepperGolden(t *testing.T) {
 	})
 }
 
-// Stepping back re-simulates: the state after n steps and one step back
-// (every warp's position, every register of every thread, shared memory)
-// is the state after n-1 steps.
-func TestStepperBackEqualsFewerSteps(t *testing.T) {
-	for _, n := range []int{1, 5, 23, 60} {
-		fwd := strings.Repeat("s ", n-1)
-		_, want := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, fwd)
-		_, got := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, fwd+"s p")
-		if a, b := stateOf(t, got.be), stateOf(t, want.be); a != b {
-			t.Errorf("%d steps and one back differs from %d steps:\n%s\n---\n%s", n, n-1, a, b)
-		}
-	}
-	// Back to the previous stop (P) undoes a whole run.
+// P goes back to the previous stop: a whole run undone.
+func TestStepperBackToStop(t *testing.T) {
 	_, want := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, "s s s")
 	_, got := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, `s s s g "31" enter b r P`)
-	if a, b := stateOf(t, got.be), stateOf(t, want.be); a != b {
-		t.Errorf("run and P differs from before the run:\n%s\n---\n%s", a, b)
+	if a, b := snapshotState(t, got.be), snapshotState(t, want.be); a != b {
+		t.Errorf("run and P differs from before the run:\n%s", lineDiff(a, b))
 	}
-}
-
-// stateOf describes the machine state a backend shows: the step count,
-// every warp's position, every register of every lane, shared memory.
-func stateOf(t *testing.T, be stepBackend) string {
-	t.Helper()
-	var b strings.Builder
-	fmt.Fprintf(&b, "step %d\n", be.steps())
-	for _, w := range be.warps() {
-		fmt.Fprintf(&b, "warp %d pc %d line %d %s %s %08x\n", w.warp, w.pc, w.line, w.state, w.wait, w.active)
-		for _, r := range be.regs(w.ctaIdx, w.warp) {
-			v, err := be.reg(w.ctaIdx, w.warp, r.name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&b, "  %s %x\n", r.name, v)
-		}
-	}
-	sm, err := be.shared(0, 0, be.smemSize())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Fprintf(&b, "smem %x\n", sm)
-	return b.String()
 }
 
 // A breakpoint stops every run at its line; a line without an
@@ -208,75 +168,4 @@ func focusKeys(v *stepperView, p paneKind) string {
 	}
 	// The first f focuses the right-hand pane.
 	return strings.Join(append(keys, "f"), " ")
-}
-
-// A trace written by the simulator replays to the same end: every warp
-// finished, the same hazards.
-func TestStepperTraceReplay(t *testing.T) {
-	k := kernelAt(t, tinyLaunch, tinyRace)
-	var buf bytes.Buffer
-	m, err := sim.Prepare(k.Path, k.Source, k.Launch, sim.Options{Trace: &buf, TraceValues: true, Check: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
-	m.FlushTrace()
-	path := filepath.Join(t.TempDir(), "run.jsonl")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	app := snapshot(t, Config{Trace: path}, 100, 30, "h")
-	v := app.views[app.active].(*stepperView)
-	if len(v.hazRows) == 0 || v.hazRows[0].kind != "smem-race" {
-		t.Fatalf("trace replay: hazards %v, want the smem race first", v.hazRows)
-	}
-	app = snapshot(t, Config{Trace: path}, 100, 30, "r")
-	v = app.views[app.active].(*stepperView)
-	if !v.be.done() {
-		t.Fatalf("trace replay did not reach the end: %+v", v.be.last())
-	}
-	live := snapshot(t, Config{Kernel: kernelAt(t, tinyLaunch, tinyRace)}, 100, 30, "r")
-	lv := live.views[live.active].(*stepperView)
-	if v.be.steps() != lv.be.steps() {
-		t.Errorf("trace replay ends after %d steps, the live run after %d", v.be.steps(), lv.be.steps())
-	}
-	if len(v.hazRows) != len(lv.hazRows) {
-		t.Errorf("trace replay has %d hazards, the live run %d", len(v.hazRows), len(lv.hazRows))
-	}
-	// Bad trace files are refused with the file named.
-	bad := filepath.Join(t.TempDir(), "bad.jsonl")
-	os.WriteFile(bad, []byte("{not json\n"), 0o644)
-	if _, err := New(Config{Trace: bad}); err == nil || !strings.Contains(err.Error(), "bad.jsonl") {
-		t.Errorf("bad trace: %v", err)
-	}
-}
-
-// Random key presses never panic and always draw a full frame.
-func TestStepperRandomKeys(t *testing.T) {
-	keys := []string{"s", "w", "r", "h", "p", "P", "b", "t", "T", ">", "<", "]", "[", "f", "z", "x", "o", "c",
-		"up", "down", "left", "right", "pgup", "pgdown", "home", "end", "enter", "esc", "g", "1", "2", "tab", "5"}
-	r := rand.New(rand.NewPCG(7, 11))
-	for round := 0; round < 6; round++ {
-		var script []string
-		for i := 0; i < 40; i++ {
-			script = append(script, keys[r.IntN(len(keys))])
-		}
-		k := kernelAt(t, tinyLaunch, tinyRace)
-		w, h := 60+r.IntN(80), 16+r.IntN(30)
-		m, err := New(Config{Kernel: k})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-		msgs, err := ParseKeys(strings.Join(script, " "))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, msg := range msgs {
-			m.Update(msg)
-		}
-		checkFrame(t, m, w, h)
-	}
 }
