@@ -183,8 +183,8 @@ func legendPrefix(by ColorBy) string {
 	return ""
 }
 
-// legendText describes scheme by in words.
-func legendText(by ColorBy) string {
+// legendText describes scheme by of grid g in words.
+func legendText(by ColorBy, g *Grid) string {
 	switch by {
 	case ColorThread:
 		return "colour = thread mod 16"
@@ -199,6 +199,9 @@ func legendText(by ColorBy) string {
 	case ColorOffset:
 		return "colour = offset mod 16"
 	case ColorTag:
+		if g != nil && g.TagName != "" {
+			return "colour = " + g.TagName + " mod 16"
+		}
 		return "colour = tag"
 	}
 	return ""

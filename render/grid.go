@@ -114,6 +114,10 @@ type Grid struct {
 	// the indices 0, 1, 2, …. Corner is the text above the row labels.
 	RowLabels, ColLabels []string
 	Corner               string
+
+	// TagName says what Cell.Tag means (e.g. "core matrix"), for the
+	// legend of the ColorTag scheme; "" reads "tag".
+	TagName string
 }
 
 // NewGrid returns a rows × cols grid of void cells (Panel -1, Bank -1,

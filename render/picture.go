@@ -260,7 +260,7 @@ func buildScene(g *Grid, o Options) (*scene, *plan, error) {
 				continue
 			}
 			seen[scm] = true
-			addLine(margin, legendText(scm)+":", colBlack)
+			addLine(margin, legendText(scm, g)+":", colBlack)
 			x := margin
 			for k := 0; k < modulus(scm); k++ {
 				lab := legendPrefix(scm) + strconv.Itoa(k)

@@ -288,7 +288,7 @@ func (t *textWriter) legend() {
 			continue
 		}
 		seen[sc] = true
-		t.b = append(t.b, legendText(sc)...)
+		t.b = append(t.b, legendText(sc, t.pl.g)...)
 		t.b = append(t.b, ':')
 		n := modulus(sc)
 		if sc == ColorWarp {

@@ -194,3 +194,57 @@ func TestRenderFiles(t *testing.T) {
 		}
 	}
 }
+
+// tcsim render DESCRIPTOR: the operand tile labelled by core matrix, the
+// bytes with --bytes, every format, and the flag errors.
+func TestRenderDescriptor(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "render", "0x4000004000010040", "--major", "K", "--tile", "16x16", "-o", "-", "--format", "text")
+	if code != 0 || !strings.Contains(out, "wgmma shared-memory matrix descriptor (sm_90a) 0x4000004000010040: 16x16 K-major bf16 tile, 128B swizzle") {
+		t.Fatalf("render DESCRIPTOR: exit %d %s\n%s", code, errs, out)
+	}
+	// Core matrices are numbered (K index)*(core matrices along M/N) + (M/N
+	// index): in a 16x16 tile row 0 reads core 0 for K 0-7 and core 2 for
+	// K 8-15.
+	lines := strings.Split(out, "\n")
+	var row0 string
+	for _, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "0 ") {
+			row0 = l
+			break
+		}
+	}
+	if f := strings.Fields(row0); len(f) != 17 || f[1] != "0" || f[9] != "2" {
+		t.Errorf("row 0 of the tile: %q, want core 0 in K 0-7 and core 2 in K 8-15", row0)
+	}
+	code, out, _ = runCLI(t, "render", "0x4002004000010048", "--major", "K", "--bytes", "-o", "-", "--format", "text")
+	if code != 0 || !strings.Contains(out, "00480  0.0  8.0") || !strings.Contains(out, "base-offset-shift") {
+		t.Errorf("render DESCRIPTOR --bytes:\n%s", out)
+	}
+	for _, name := range []string{"d.svg", "d.png", "d.html"} {
+		p := filepath.Join(dir, name)
+		if code, out, errs := runCLI(t, "render", "0x4000004000010040", "--major", "MN", "--dtype", "e4m3", "-o", p); code != 0 {
+			t.Fatalf("render -o %s: exit %d %s %s", name, code, out, errs)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "d.png"))
+	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+		t.Errorf("PNG: %v", err)
+	}
+	for _, c := range []struct {
+		args    []string
+		errPart string
+	}{
+		{[]string{"render", "0x4000004000010040", "-o", "-"}, "needs --major"},
+		{[]string{"render", "0x4000004000010040", "--major", "X", "-o", "-"}, "--major"},
+		{[]string{"render", "0x4000004000010040", "--major", "K", "--dtype", "f7", "-o", "-"}, "--dtype"},
+		{[]string{"render", "0x4000004000010040", "--major", "K", "--arch", "sm_80", "-o", "-"}, "--arch"},
+		{[]string{"render", "0xzz", "--major", "K", "-o", "-"}, "DESCRIPTOR"},
+		{[]string{"render", "(4,2):(1,4)", "--bytes", "-o", "-"}, "apply to a DESCRIPTOR"},
+	} {
+		code, _, errs := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.errPart) {
+			t.Errorf("tcsim %q: exit %d, %q; want 2 and %q", c.args, code, errs, c.errPart)
+		}
+	}
+}

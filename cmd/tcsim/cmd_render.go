@@ -5,20 +5,25 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/render"
 )
 
 type renderFlags struct {
 	*drawFlags
 	out *string
+	// a shared-memory descriptor instead of a layout
+	major, dtype, arch *string
+	bytes              *bool
 }
 
 func init() {
 	register(&command{
 		name:    "render",
-		args:    "[flags] LAYOUT|ATOM -o FILE",
-		summary: "write a layout's picture to an SVG, PNG, HTML, text, ANSI or JSON file",
+		args:    "[flags] LAYOUT|ATOM|DESCRIPTOR -o FILE",
+		summary: "write a layout's or a descriptor's picture to an SVG, PNG, HTML, text, ANSI or JSON file",
 		help: `Writes the picture 'tcsim layout' draws to a file. The format comes from
 the extension (.svg, .png, .html, .txt, .ansi, .json) or from --format.
 '-o -' writes to standard output.
@@ -33,14 +38,29 @@ own bitmap font. Text and ANSI files are exactly what 'tcsim layout' prints.
 LAYOUT, ATOM and the drawing flags are as for 'tcsim layout' (see
 'tcsim layout --help').
 
+DESCRIPTOR is a wgmma or tcgen05 shared-memory descriptor in hex (0x...):
+the picture is the operand tile (--tile MNxK elements, default 64 rows by
+the 32 bytes of K one dense MMA reads) with every element labelled and
+coloured by the core matrix that reads it, or with --bytes the shared-memory
+bytes, one row per 128-byte line and one cell per 16-byte chunk labelled
+core.row ("!" where two rows read the same chunk). --major (K or MN) is
+required; --dtype sets the element type (default bf16) and --arch the
+family (detected when omitted), as for 'tcsim desc --draw'.
+
 Examples:
   tcsim render '((4,8,4),(2,2,32)):((128,1,16),(64,8,512))' --tile 64x256 -o acc.png
   tcsim render wgmma.m64n256.d.f32 -o acc.svg
   tcsim render smem.k.sw128.b16 -o sw128.png
-  tcsim render --mma wgmma.m64n64k16 -o mma.html`,
+  tcsim render --mma wgmma.m64n64k16 -o mma.html
+  tcsim render 0x4000004000010040 --major K --dtype bf16 -o desc.png
+  tcsim render 0x4000004000010040 --major K --bytes -o desc_bytes.svg`,
 		setup: func(fs *flag.FlagSet) any {
 			rf := &renderFlags{drawFlags: addDrawFlags(fs, "text, ansi, json, svg, png or html (default: from the -o extension)")}
 			rf.out = fs.String("o", "", "the file to write ('-' for standard output)")
+			rf.major = fs.String("major", "", "DESCRIPTOR: the operand's major-ness, K or MN")
+			rf.dtype = fs.String("dtype", "", "DESCRIPTOR: the element type in shared memory (default bf16)")
+			rf.arch = fs.String("arch", "", "DESCRIPTOR: sm_90a (wgmma) or sm_100a (tcgen05); detected when omitted")
+			rf.bytes = fs.Bool("bytes", false, "DESCRIPTOR: draw the shared-memory bytes instead of the operand tile")
 			return rf
 		},
 		run: runRender,
@@ -70,7 +90,17 @@ func runRender(e *env, opts any, args []string) error {
 	if err != nil {
 		return err
 	}
-	g, err := rf.grid(args)
+	var g *render.Grid
+	if len(args) == 1 && strings.HasPrefix(strings.ToLower(strings.TrimSpace(args[0])), "0x") {
+		g, err = rf.descGrid(args[0])
+		if *rf.color == "auto" {
+			o.Color = render.ColorTag // by core matrix
+		}
+	} else if *rf.major != "" || *rf.dtype != "" || *rf.arch != "" || *rf.bytes {
+		return usagef("--major, --dtype, --arch and --bytes apply to a DESCRIPTOR (0x...), not a layout")
+	} else {
+		g, err = rf.grid(args)
+	}
 	if err != nil {
 		return err
 	}
@@ -90,4 +120,58 @@ func runRender(e *env, opts any, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "wrote %s (%s, %d bytes, %dx%d cells)\n", *rf.out, f, buf.Len(), g.Rows, g.Cols)
 	return nil
+}
+
+// descGrid draws the footprint of a shared-memory descriptor.
+func (rf *renderFlags) descGrid(arg string) (*render.Grid, error) {
+	if *rf.mma {
+		return nil, usagef("--mma applies to an MMA atom, not a DESCRIPTOR")
+	}
+	v, _, err := parseDescValue(arg)
+	if err != nil {
+		return nil, usagef("DESCRIPTOR: %v", err)
+	}
+	if *rf.major == "" {
+		return nil, usagef("a DESCRIPTOR's picture needs --major K or MN")
+	}
+	var ctx desc.Context
+	if ctx.Major, err = desc.ParseMajor(*rf.major); err != nil {
+		return nil, usagef("--major: %v", err)
+	}
+	ctx.DType = "bf16"
+	if *rf.dtype != "" {
+		if _, err := desc.ElemBits(*rf.dtype); err != nil {
+			return nil, usagef("--dtype: %v", err)
+		}
+		ctx.DType = strings.ToLower(strings.TrimPrefix(*rf.dtype, "."))
+	}
+	if *rf.tile != "" {
+		if ctx.TileMN, ctx.TileK, err = desc.ParseTile(*rf.tile); err != nil {
+			return nil, usagef("--tile: %v", err)
+		}
+	}
+	arch := desc.ArchUnknown
+	if *rf.arch != "" {
+		if arch, err = desc.ParseArch(*rf.arch); err != nil {
+			return nil, usagef("--arch: %v", err)
+		}
+	}
+	r, err := desc.ExplainSmem(v, arch, ctx).WithFootprint()
+	if err != nil {
+		return nil, fmt.Errorf("descriptor %#x: %w", v, err)
+	}
+	var g *render.Grid
+	if *rf.bytes {
+		g, err = desc.MemoryGrid(r.Footprint)
+	} else {
+		g, err = desc.TileGrid(r.Footprint, r.Operand)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("descriptor %#x: %w", v, err)
+	}
+	g.Title = fmt.Sprintf("%s %#016x: %dx%d %s-major %s tile, %s swizzle", r.Title, v, r.Operand.MN, r.Operand.K, r.Operand.Major, ctx.DType, r.Layout.Swizzle)
+	for _, f := range r.Findings {
+		g.Notes = append(g.Notes, fmt.Sprintf("%s: %s [%s]", f.Severity, f.Msg, f.Rule))
+	}
+	return g, nil
 }

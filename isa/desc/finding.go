@@ -31,7 +31,7 @@ func (s Severity) String() string {
 type Finding struct {
 	Severity Severity
 	Field    string // the field it is about: start, lbo, sbo, base_offset, swizzle, version, m, n, ...
-	Rule     string // a short stable name of the rule, e.g. "base-offset-phase"
+	Rule     string // a short stable name of the rule, e.g. "base-offset-shift"
 	Msg      string // the explanation, naming the value and the rule
 }
 
