@@ -1743,20 +1743,9 @@ func decSetp(d *decoder) error {
 		return err
 	}
 	si := &setpInfo{cmp: cmp, bop: d.boolOp(), ftz: d.has("ftz") && t == ptx.F32}
-	var p, q Opnd
-	switch o := x.Operands[0].(type) {
-	case *ptx.Pair:
-		if p, err = d.dstReg(o.X); err != nil {
-			return err
-		}
-		if q, err = d.dstReg(o.Y); err != nil {
-			return err
-		}
-	default:
-		if p, err = d.dstReg(o); err != nil {
-			return err
-		}
-		q = Opnd{K: oSink}
+	p, q, err := d.dstPair(x.Operands[0])
+	if err != nil {
+		return err
 	}
 	d.in.dst = []Opnd{p, q}
 	for i := 1; i <= 2; i++ {

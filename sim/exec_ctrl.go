@@ -601,23 +601,12 @@ func decSetmaxnreg(d *decoder) error {
 
 func decElect(d *decoder) error {
 	x := d.x
-	var dst, p Opnd = Opnd{K: oSink}, Opnd{K: oSink}
-	var err error
-	switch o := x.Operands[0].(type) {
-	case *ptx.Pair:
-		if dst, err = d.dstReg(o.X); err != nil {
-			return err
-		}
-		if p, err = d.dstReg(o.Y); err != nil {
-			return err
-		}
-	default:
-		if dst, err = d.dstReg(o); err != nil {
-			return err
-		}
-		if dst.K == oPred {
-			dst, p = Opnd{K: oSink}, dst
-		}
+	dst, p, err := d.dstPair(x.Operands[0])
+	if err != nil {
+		return err
+	}
+	if _, pair := x.Operands[0].(*ptx.Pair); !pair && dst.K == oPred {
+		dst, p = Opnd{K: oSink}, dst // elect.sync %p, mask: the predicate alone
 	}
 	mm, err := d.val(x.Operands[1], ptx.B32)
 	if err != nil {
@@ -723,20 +712,9 @@ func decVote(d *decoder) error {
 
 func decShfl(d *decoder) error {
 	x := d.x
-	var dst, p Opnd = Opnd{K: oSink}, Opnd{K: oSink}
-	var err error
-	switch o := x.Operands[0].(type) {
-	case *ptx.Pair:
-		if dst, err = d.dstReg(o.X); err != nil {
-			return err
-		}
-		if p, err = d.dstReg(o.Y); err != nil {
-			return err
-		}
-	default:
-		if dst, err = d.dstReg(o); err != nil {
-			return err
-		}
+	dst, p, err := d.dstPair(x.Operands[0])
+	if err != nil {
+		return err
 	}
 	d.in.dst = []Opnd{dst, p}
 	for _, e := range x.Operands[1:] {
@@ -818,20 +796,9 @@ func execShfl(w *Warp, in *Inst, m uint32) {
 
 func decMatch(d *decoder) error {
 	x := d.x
-	var dst, p Opnd = Opnd{K: oSink}, Opnd{K: oSink}
-	var err error
-	switch o := x.Operands[0].(type) {
-	case *ptx.Pair:
-		if dst, err = d.dstReg(o.X); err != nil {
-			return err
-		}
-		if p, err = d.dstReg(o.Y); err != nil {
-			return err
-		}
-	default:
-		if dst, err = d.dstReg(o); err != nil {
-			return err
-		}
+	dst, p, err := d.dstPair(x.Operands[0])
+	if err != nil {
+		return err
 	}
 	d.in.dst = []Opnd{dst, p}
 	t := d.in.typ

@@ -1014,6 +1014,22 @@ func (d *decoder) symAddr(name string, off int64, pos ptx.Pos) (Opnd, error) {
 
 type globalRef struct{ name string }
 
+// dstPair decodes a destination that may be a pair, "a|b" (as setp, shfl,
+// elect and match write): the first and the second register, the second
+// a sink when e is a single register.
+func (d *decoder) dstPair(e ptx.Expr) (first, second Opnd, err error) {
+	second = Opnd{K: oSink}
+	if pr, ok := e.(*ptx.Pair); ok {
+		if first, err = d.dstReg(pr.X); err != nil {
+			return first, second, err
+		}
+		second, err = d.dstReg(pr.Y)
+		return first, second, err
+	}
+	first, err = d.dstReg(e)
+	return first, second, err
+}
+
 // dstReg decodes a destination register operand.
 func (d *decoder) dstReg(e ptx.Expr) (Opnd, error) {
 	switch x := e.(type) {
