@@ -63,6 +63,7 @@ Example:
 			fs.StringVar(&o.schedule, "schedule", "lazy", "`mode`: lazy, latest, eager or random")
 			fs.Uint64Var(&o.seed, "seed", 1, "seed of the random schedule")
 			fs.IntVar(&o.workers, "workers", 0, "CTAs simulated at once (0: every core)")
+			fs.IntVar(&o.quantum, "quantum", 0, "instructions a warp runs before the next warp's turn (0: 64; 1 interleaves as the TUI stepper does)")
 			fs.IntVar(&o.device, "device", 0, "GPU `ordinal` for --compare-gpu")
 			fs.IntVar(&o.limit, "limit", 1024, "print at most `N` elements of each printed output")
 			fs.BoolVar(&o.quiet, "q", false, "print only hazards and outputs")
@@ -82,6 +83,7 @@ type runOpts struct {
 	check       bool
 	trace       string
 	traceValues bool
+	quantum     int
 	compareGPU  bool
 	breaks      multiFlag
 	until       string
@@ -104,7 +106,10 @@ func runRun(e *env, opts any, args []string) error {
 	if err != nil {
 		return usagef("--schedule: %v", err)
 	}
-	simOpts := sim.Options{Schedule: sched, Seed: o.seed, Check: o.check, MaxSteps: o.maxSteps, Workers: o.workers, TraceValues: o.traceValues}
+	if o.quantum < 0 {
+		return usagef("--quantum %d: must be 0 (the default, 64) or more", o.quantum)
+	}
+	simOpts := sim.Options{Schedule: sched, Seed: o.seed, Check: o.check, MaxSteps: o.maxSteps, Workers: o.workers, TraceValues: o.traceValues, Quantum: o.quantum}
 	if o.trace != "" {
 		f, err := os.Create(o.trace)
 		if err != nil {

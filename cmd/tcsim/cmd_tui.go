@@ -83,6 +83,9 @@ short; after the last instruction the panes keep showing the last CTA.
 --trace FILE replays a trace written by 'tcsim run KERNEL.ptx --trace FILE
 --trace-values' without simulating: the panes show what the trace holds
 (registers, async operations, mbarrier phases and hazards; no memory).
+The live stepper lets each warp run one instruction per turn; 'tcsim run'
+runs 64 unless --quantum 1 is given, so record with --quantum 1 to replay
+the same interleaving (it decides where a race is reported).
 
 --snapshot FILE draws one screen without a terminal, after the keys of
 --keys, at --size: FILE.png is a picture drawn by tcsim's own renderer (the
