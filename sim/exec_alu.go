@@ -198,6 +198,61 @@ func (d *decoder) set3(t ptx.Type, f fn3) error {
 	return nil
 }
 
+// f32Op2 lifts a two-operand f32 operation to a register function: with
+// ftz the inputs and the result have their subnormals flushed to zero, with
+// sat the result is clamped to [0, 1].
+func f32Op2(ftz, sat bool, op func(x, y uint32) uint32) fn2 {
+	return func(a, b uint64) uint64 {
+		x, y := uint32(a), uint32(b)
+		if ftz {
+			x, y = ftz32(x), ftz32(y)
+		}
+		r := op(x, y)
+		if ftz {
+			r = ftz32(r)
+		}
+		if sat {
+			r = sat01(r)
+		}
+		return uint64(r)
+	}
+}
+
+// f32Op3 is f32Op2 for three operands (fma).
+func f32Op3(ftz, sat bool, op func(x, y, z uint32) uint32) fn3 {
+	return func(a, b, c uint64) uint64 {
+		x, y, z := uint32(a), uint32(b), uint32(c)
+		if ftz {
+			x, y, z = ftz32(x), ftz32(y), ftz32(z)
+		}
+		r := op(x, y, z)
+		if ftz {
+			r = ftz32(r)
+		}
+		if sat {
+			r = sat01(r)
+		}
+		return uint64(r)
+	}
+}
+
+// f32x2Op2 applies a two-operand f32 operation to both halves of packed
+// .f32x2 registers, flushing inputs and results under ftz.
+func f32x2Op2(ftz bool, op func(x, y uint32) uint32) fn2 {
+	one := f32Op2(ftz, false, op)
+	return func(a, b uint64) uint64 {
+		return one(a, b) | one(a>>32, b>>32)<<32
+	}
+}
+
+// f32x2Op3 is f32x2Op2 for three operands (fma).
+func f32x2Op3(ftz bool, op func(x, y, z uint32) uint32) fn3 {
+	one := f32Op3(ftz, false, op)
+	return func(a, b, c uint64) uint64 {
+		return one(a, b, c) | one(a>>32, b>>32, c>>32)<<32
+	}
+}
+
 // mode returns the rounding modifier (RN when absent).
 func (d *decoder) mode() numfmt.Mode {
 	for _, m := range d.x.Mods {
@@ -281,27 +336,13 @@ func decAddSub(sub bool) decodeFn {
 		t := d.in.typ
 		switch t {
 		case ptx.F32:
-			mode, ftz, sat := d.mode(), d.has("ftz"), d.has("sat")
-			return d.set2(t, func(a, b uint64) uint64 {
-				x, y := uint32(a), uint32(b)
-				if ftz {
-					x, y = ftz32(x), ftz32(y)
-				}
-				if sub {
+			mode := d.mode()
+			return d.set2(t, f32Op2(d.has("ftz"), d.has("sat"), func(x, y uint32) uint32 {
+				if sub && !isNaN32(y) { // a NaN subtrahend keeps its sign
 					y ^= 0x80000000
-					if isNaN32(uint32(b)) {
-						y = uint32(b)
-					}
 				}
-				r := addF32(x, y, mode)
-				if ftz {
-					r = ftz32(r)
-				}
-				if sat {
-					r = sat01(r)
-				}
-				return uint64(r)
-			})
+				return addF32(x, y, mode)
+			}))
 		case ptx.F64:
 			mode := d.mode()
 			return d.set2(t, func(a, b uint64) uint64 {
@@ -318,25 +359,13 @@ func decAddSub(sub bool) decodeFn {
 				return x + y
 			})
 		case ptx.F32x2:
-			mode, ftz := d.mode(), d.has("ftz")
-			return d.set2(t, func(a, b uint64) uint64 {
-				var out uint64
-				for k := 0; k < 2; k++ {
-					x, y := uint32(a>>(32*k)), uint32(b>>(32*k))
-					if ftz {
-						x, y = ftz32(x), ftz32(y)
-					}
-					if sub {
-						y ^= 0x80000000
-					}
-					r := addF32(x, y, mode)
-					if ftz {
-						r = ftz32(r)
-					}
-					out |= uint64(r) << (32 * k)
+			mode := d.mode()
+			return d.set2(t, f32x2Op2(d.has("ftz"), func(x, y uint32) uint32 {
+				if sub {
+					y ^= 0x80000000
 				}
-				return out
-			})
+				return addF32(x, y, mode)
+			}))
 		case ptx.U16x2, ptx.S16x2:
 			return d.set2(t, func(a, b uint64) uint64 {
 				lo, hi := uint16(a), uint16(a>>16)
@@ -517,43 +546,16 @@ func decMul(d *decoder) error {
 	t := d.in.typ
 	switch t {
 	case ptx.F32:
-		mode, ftz, sat := d.mode(), d.has("ftz"), d.has("sat")
-		return d.set2(t, func(a, b uint64) uint64 {
-			x, y := uint32(a), uint32(b)
-			if ftz {
-				x, y = ftz32(x), ftz32(y)
-			}
-			r := mulF32(x, y, mode)
-			if ftz {
-				r = ftz32(r)
-			}
-			if sat {
-				r = sat01(r)
-			}
-			return uint64(r)
-		})
+		mode := d.mode()
+		return d.set2(t, f32Op2(d.has("ftz"), d.has("sat"), func(x, y uint32) uint32 { return mulF32(x, y, mode) }))
 	case ptx.F64:
 		mode := d.mode()
 		return d.set2(t, func(a, b uint64) uint64 { return fmaF64(a, b, 0x8000000000000000, mode) })
 	case ptx.F16, ptx.BF16, ptx.F16x2, ptx.BF16x2:
 		return d.setHalf2(t, func(x, y float64) float64 { return x * y })
 	case ptx.F32x2:
-		mode, ftz := d.mode(), d.has("ftz")
-		return d.set2(t, func(a, b uint64) uint64 {
-			var out uint64
-			for k := 0; k < 2; k++ {
-				x, y := uint32(a>>(32*k)), uint32(b>>(32*k))
-				if ftz {
-					x, y = ftz32(x), ftz32(y)
-				}
-				r := mulF32(x, y, mode)
-				if ftz {
-					r = ftz32(r)
-				}
-				out |= uint64(r) << (32 * k)
-			}
-			return out
-		})
+		mode := d.mode()
+		return d.set2(t, f32x2Op2(d.has("ftz"), func(x, y uint32) uint32 { return mulF32(x, y, mode) }))
 	}
 	switch {
 	case d.has("wide"):
@@ -653,21 +655,8 @@ func decFma(d *decoder) error {
 	t := d.in.typ
 	switch t {
 	case ptx.F32:
-		mode, ftz, sat := d.mode(), d.has("ftz"), d.has("sat")
-		return d.set3(t, func(a, b, c uint64) uint64 {
-			x, y, z := uint32(a), uint32(b), uint32(c)
-			if ftz {
-				x, y, z = ftz32(x), ftz32(y), ftz32(z)
-			}
-			r := fmaF32(x, y, z, mode)
-			if ftz {
-				r = ftz32(r)
-			}
-			if sat {
-				r = sat01(r)
-			}
-			return uint64(r)
-		})
+		mode := d.mode()
+		return d.set3(t, f32Op3(d.has("ftz"), d.has("sat"), func(x, y, z uint32) uint32 { return fmaF32(x, y, z, mode) }))
 	case ptx.F64:
 		mode := d.mode()
 		return d.set3(t, func(a, b, c uint64) uint64 { return fmaF64(a, b, c, mode) })
@@ -677,22 +666,8 @@ func decFma(d *decoder) error {
 		}
 		return d.setHalf3(t)
 	case ptx.F32x2:
-		mode, ftz := d.mode(), d.has("ftz")
-		return d.set3(t, func(a, b, c uint64) uint64 {
-			var out uint64
-			for k := 0; k < 2; k++ {
-				x, y, z := uint32(a>>(32*k)), uint32(b>>(32*k)), uint32(c>>(32*k))
-				if ftz {
-					x, y, z = ftz32(x), ftz32(y), ftz32(z)
-				}
-				r := fmaF32(x, y, z, mode)
-				if ftz {
-					r = ftz32(r)
-				}
-				out |= uint64(r) << (32 * k)
-			}
-			return out
-		})
+		mode := d.mode()
+		return d.set3(t, f32x2Op3(d.has("ftz"), func(x, y, z uint32) uint32 { return fmaF32(x, y, z, mode) }))
 	}
 	return fmt.Errorf("fma.%s is not supported", t)
 }
@@ -1336,35 +1311,30 @@ func decBfi(d *decoder) error {
 func decMul24(d *decoder) error {
 	t := d.in.typ
 	hi := d.has("hi")
-	return d.set2(t, func(a, b uint64) uint64 {
-		var p int64
-		if isSigned(t) {
-			p = sext(a, 24) * sext(b, 24)
-		} else {
-			p = int64((a & 0xFFFFFF) * (b & 0xFFFFFF))
-		}
-		if hi {
-			return uint64(p) >> 16
-		}
-		return uint64(p)
-	})
+	signed := isSigned(t)
+	return d.set2(t, func(a, b uint64) uint64 { return mul24(a, b, signed, hi) })
+}
+
+// mul24 multiplies the low 24 bits of a and b (sign-extended when signed)
+// and returns the product's low 32 bits, or with hi its bits 16..47.
+func mul24(a, b uint64, signed, hi bool) uint64 {
+	var p int64
+	if signed {
+		p = sext(a, 24) * sext(b, 24)
+	} else {
+		p = int64((a & 0xFFFFFF) * (b & 0xFFFFFF))
+	}
+	if hi {
+		return uint64(p) >> 16
+	}
+	return uint64(p)
 }
 
 func decMad24(d *decoder) error {
 	t := d.in.typ
 	hi := d.has("hi")
-	return d.set3(t, func(a, b, c uint64) uint64 {
-		var p int64
-		if isSigned(t) {
-			p = sext(a, 24) * sext(b, 24)
-		} else {
-			p = int64((a & 0xFFFFFF) * (b & 0xFFFFFF))
-		}
-		if hi {
-			return uint64(p)>>16 + c
-		}
-		return uint64(p) + c
-	})
+	signed := isSigned(t)
+	return d.set3(t, func(a, b, c uint64) uint64 { return mul24(a, b, signed, hi) + c })
 }
 
 func decSad(d *decoder) error {
@@ -1732,6 +1702,27 @@ func (d *decoder) boolOp() string {
 	return ""
 }
 
+// cmpSrcs decodes the sources of setp and set: the two compared operands of
+// type t, then the optional predicate c of "op.cmp.bop d, a, b, c".
+func (d *decoder) cmpSrcs(t ptx.Type) error {
+	ops, n := d.x.Operands, 2
+	if len(ops) > 3 {
+		n = 3
+	}
+	for i := 1; i <= n; i++ {
+		tt := t
+		if i == 3 {
+			tt = ptx.Pred
+		}
+		o, err := d.val(ops[i], tt)
+		if err != nil {
+			return err
+		}
+		d.in.src = append(d.in.src, o)
+	}
+	return nil
+}
+
 func decSetp(d *decoder) error {
 	x := d.x
 	t := d.in.typ
@@ -1748,19 +1739,8 @@ func decSetp(d *decoder) error {
 		return err
 	}
 	d.in.dst = []Opnd{p, q}
-	for i := 1; i <= 2; i++ {
-		o, err := d.val(x.Operands[i], t)
-		if err != nil {
-			return err
-		}
-		d.in.src = append(d.in.src, o)
-	}
-	if len(x.Operands) > 3 {
-		o, err := d.val(x.Operands[3], ptx.Pred)
-		if err != nil {
-			return err
-		}
-		d.in.src = append(d.in.src, o)
+	if err := d.cmpSrcs(t); err != nil {
+		return err
 	}
 	d.in.ext = si
 	d.in.fn = execSetp
@@ -1854,19 +1834,8 @@ func decSet(d *decoder) error {
 		return err
 	}
 	d.in.dst = []Opnd{dst}
-	for i := 1; i <= 2; i++ {
-		o, err := d.val(x.Operands[i], st)
-		if err != nil {
-			return err
-		}
-		d.in.src = append(d.in.src, o)
-	}
-	if len(x.Operands) > 3 {
-		o, err := d.val(x.Operands[3], ptx.Pred)
-		if err != nil {
-			return err
-		}
-		d.in.src = append(d.in.src, o)
+	if err := d.cmpSrcs(st); err != nil {
+		return err
 	}
 	var tv uint64 = 0xFFFFFFFF
 	if dt == ptx.F32 {
