@@ -29,7 +29,7 @@ func init() {
 	decoders["barrier.cluster"] = decClusterBar
 	decoders["setmaxnreg"] = decSetmaxnreg
 	decoders["elect.sync"] = decElect
-	decoders["activemask"] = decActivemask
+	decoders["activemask"] = decLaneValue(func(m uint32) uint64 { return uint64(m) })
 	decoders["vote.sync"] = decVote
 	decoders["vote"] = decVote
 	decoders["shfl.sync"] = decShfl
@@ -633,17 +633,22 @@ func decElect(d *decoder) error {
 	return nil
 }
 
-func decActivemask(d *decoder) error {
-	dst, err := d.dstReg(d.x.Operands[0])
-	if err != nil {
-		return err
+// decLaneValue decodes an instruction "op d, ..." that writes v(m), one
+// value for every executing lane of the mask m, to d (activemask, and
+// createpolicy, whose policy is opaque).
+func decLaneValue(v func(m uint32) uint64) decodeFn {
+	return func(d *decoder) error {
+		dst, err := d.dstReg(d.x.Operands[0])
+		if err != nil {
+			return err
+		}
+		d.in.dst = []Opnd{dst}
+		d.in.fn = func(w *Warp, in *Inst, m uint32) {
+			dd, x := w.reg(in.dst[0].R), v(m)
+			forLanes(m, func(l int) { dd[l] = x })
+		}
+		return nil
 	}
-	d.in.dst = []Opnd{dst}
-	d.in.fn = func(w *Warp, in *Inst, m uint32) {
-		dd := w.reg(in.dst[0].R)
-		forLanes(m, func(l int) { dd[l] = uint64(m) })
-	}
-	return nil
 }
 
 // memberCheck reports lanes named in membermask that do not execute a

@@ -21,24 +21,11 @@ func init() {
 	for _, op := range []string{"prefetch", "prefetchu", "applypriority", "discard", "cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor"} {
 		decoders[op] = decNop
 	}
-	decoders["createpolicy"] = decCreatepolicy
+	decoders["createpolicy"] = decLaneValue(func(uint32) uint64 { return 0 })
 }
 
 func decNop(d *decoder) error {
 	d.in.fn = func(w *Warp, in *Inst, m uint32) {}
-	return nil
-}
-
-func decCreatepolicy(d *decoder) error {
-	dst, err := d.dstReg(d.x.Operands[0])
-	if err != nil {
-		return err
-	}
-	d.in.dst = []Opnd{dst}
-	d.in.fn = func(w *Warp, in *Inst, m uint32) {
-		dd := w.reg(in.dst[0].R)
-		forLanes(m, func(l int) { dd[l] = 0 })
-	}
 	return nil
 }
 
@@ -66,6 +53,26 @@ func (d *decoder) memAddr(e ptx.Expr) (Opnd, error) {
 		d.in.space = ptx.SpaceLocal
 	}
 	return a, nil
+}
+
+// dstAddr decodes the leading operands of a memory instruction: with dst a
+// destination register first, then the address, which becomes src[0]. It
+// returns the operands that follow the address.
+func (d *decoder) dstAddr(ops []ptx.Expr, dst bool) ([]ptx.Expr, error) {
+	if dst {
+		o, err := d.dstReg(ops[0])
+		if err != nil {
+			return nil, err
+		}
+		d.in.dst = []Opnd{o}
+		ops = ops[1:]
+	}
+	a, err := d.memAddr(ops[0])
+	if err != nil {
+		return nil, err
+	}
+	d.in.src = []Opnd{a}
+	return ops, nil
 }
 
 func elemBytes(t ptx.Type) int {
@@ -123,11 +130,13 @@ func (ex extend) apply(v uint64) uint64 {
 	return v & ex.mask
 }
 
-func execLd(w *Warp, in *Inst, m uint32) {
-	mi := in.ext.(*memInfo)
+// memLanes is the lane loop of ld and st: for each lane of m it resolves the
+// address (src[0] plus its offset) to total bytes of in.space, tells the
+// shared-memory hooks and the statistics, and hands the bytes to body. It
+// stops at the first lane whose access faults.
+func (w *Warp) memLanes(in *Inst, m uint32, total int, write bool, body func(l int, b []byte)) {
 	a := w.src(&in.src[0], 0)
 	off := uint64(in.src[0].Off)
-	total := mi.esize * mi.n
 	st := w.cta.u.m.stats
 	var addrs *[32]uint64
 	if st != nil {
@@ -139,13 +148,23 @@ func execLd(w *Warp, in *Inst, m uint32) {
 		if addrs != nil {
 			addrs[l] = addr
 		}
-		b := w.mem(in, in.space, addr, total, l, false)
+		b := w.mem(in, in.space, addr, total, l, write)
 		if b == nil {
 			return
 		}
 		if w.cta.u.shadow {
-			w.smemHook(in, l, in.space, addr, total, false)
+			w.smemHook(in, l, in.space, addr, total, write)
 		}
+		body(l, b)
+	}
+	if st != nil {
+		st.memAccess(w, in, m, addrs, total)
+	}
+}
+
+func execLd(w *Warp, in *Inst, m uint32) {
+	mi := in.ext.(*memInfo)
+	w.memLanes(in, m, mi.esize*mi.n, false, func(l int, b []byte) {
 		for k := 0; k < mi.n; k++ {
 			dst := &in.dst[k]
 			if dst.K == oSink {
@@ -164,10 +183,7 @@ func execLd(w *Warp, in *Inst, m uint32) {
 			}
 			w.reg(dst.R)[l] = mi.ext[k].apply(v)
 		}
-	}
-	if st != nil {
-		st.memAccess(w, in, m, addrs, total)
-	}
+	})
 }
 
 func boolMask(b bool, l int) uint32 {
@@ -207,27 +223,7 @@ func decSt(d *decoder) error {
 
 func execSt(w *Warp, in *Inst, m uint32) {
 	mi := in.ext.(*memInfo)
-	a := w.src(&in.src[0], 0)
-	off := uint64(in.src[0].Off)
-	total := mi.esize * mi.n
-	st := w.cta.u.m.stats
-	var addrs *[32]uint64
-	if st != nil {
-		addrs = &w.scratch[1]
-	}
-	for mm := m; mm != 0; mm &= mm - 1 {
-		l := bits.TrailingZeros32(mm)
-		addr := a[l] + off
-		if addrs != nil {
-			addrs[l] = addr
-		}
-		b := w.mem(in, in.space, addr, total, l, true)
-		if b == nil {
-			return
-		}
-		if w.cta.u.shadow {
-			w.smemHook(in, l, in.space, addr, total, true)
-		}
+	w.memLanes(in, m, mi.esize*mi.n, true, func(l int, b []byte) {
 		for k := 0; k < mi.n; k++ {
 			o := &in.src[1+k]
 			eb := b[k*mi.esize : (k+1)*mi.esize]
@@ -238,10 +234,7 @@ func execSt(w *Warp, in *Inst, m uint32) {
 			}
 			putLE(eb, w.src(o, 2)[l])
 		}
-	}
-	if st != nil {
-		st.memAccess(w, in, m, addrs, total)
-	}
+	})
 }
 
 // atomics -------------------------------------------------------------------
@@ -273,20 +266,10 @@ func decAtom(red bool) decodeFn {
 		if t == ptx.B128 {
 			return fmt.Errorf("128-bit atomics are not supported")
 		}
-		ops := x.Operands
-		if !red {
-			dst, err := d.dstReg(ops[0])
-			if err != nil {
-				return err
-			}
-			d.in.dst = []Opnd{dst}
-			ops = ops[1:]
-		}
-		a, err := d.memAddr(ops[0])
+		ops, err := d.dstAddr(x.Operands, !red)
 		if err != nil {
 			return err
 		}
-		d.in.src = []Opnd{a}
 		n := 1
 		if ai.op == "cas" {
 			n = 2

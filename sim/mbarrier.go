@@ -61,21 +61,11 @@ func decMbar(op string) decodeFn {
 	return func(d *decoder) error {
 		x := d.x
 		mi := &mbarInfo{op: op, expectTx: x.Has("expect_tx"), parity: x.Has("parity"), noComp: x.Has("noComplete")}
-		ops := x.Operands
-		switch op {
-		case "arrive", "arrive_drop", "test_wait", "try_wait":
-			dst, err := d.dstReg(ops[0])
-			if err != nil {
-				return err
-			}
-			d.in.dst = []Opnd{dst}
-			ops = ops[1:]
-		}
-		a, err := d.memAddr(ops[0])
+		hasDst := op == "arrive" || op == "arrive_drop" || op == "test_wait" || op == "try_wait"
+		ops, err := d.dstAddr(x.Operands, hasDst)
 		if err != nil {
 			return err
 		}
-		d.in.src = []Opnd{a}
 		for _, e := range ops[1:] {
 			o, err := d.val(e, ptx.B64)
 			if err != nil {
