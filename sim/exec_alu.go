@@ -747,21 +747,9 @@ func decDiv(d *decoder) error {
 	t := d.in.typ
 	switch t {
 	case ptx.F32:
-		ftz := d.has("ftz")
-		approx := d.has("approx") || d.has("full")
 		mode := d.mode()
-		d.in.approx = approx
-		return d.set2(t, func(a, b uint64) uint64 {
-			x, y := uint32(a), uint32(b)
-			if ftz {
-				x, y = ftz32(x), ftz32(y)
-			}
-			r := divF32(x, y, mode)
-			if ftz {
-				r = ftz32(r)
-			}
-			return uint64(r)
-		})
+		d.in.approx = d.has("approx") || d.has("full")
+		return d.set2(t, f32Op2(d.has("ftz"), false, func(x, y uint32) uint32 { return divF32(x, y, mode) }))
 	case ptx.F64:
 		mode := d.mode()
 		return d.set2(t, func(a, b uint64) uint64 {
