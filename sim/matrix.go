@@ -66,22 +66,13 @@ func decLdStMatrix(load bool) decodeFn {
 			return err
 		}
 		d.in.src = []Opnd{a}
-		for _, e := range vecElems(x.Operands[ri]) {
-			var o Opnd
-			if load {
-				o, err = d.dstReg(e)
-			} else {
-				o, err = d.val(e, ptx.B32)
-			}
-			if err != nil {
-				return err
-			}
-			mi.regs = append(mi.regs, o)
-			if load {
-				d.in.dst = append(d.in.dst, o)
-			} else {
-				d.in.src = append(d.in.src, o)
-			}
+		if mi.regs, err = d.fragRegs(x.Operands[ri], load); err != nil {
+			return err
+		}
+		if load {
+			d.in.dst = append(d.in.dst, mi.regs...)
+		} else {
+			d.in.src = append(d.in.src, mi.regs...)
 		}
 		if len(mi.regs) != num {
 			return fmt.Errorf("%s .x%d needs %d registers, has %d", x.Opcode, num, num, len(mi.regs))
@@ -93,6 +84,26 @@ func decLdStMatrix(load bool) decodeFn {
 		d.in.fn = execMatrix
 		return nil
 	}
+}
+
+// fragRegs decodes the register vector of a fragment load or store: for a
+// load its elements are destinations, for a store b32 sources.
+func (d *decoder) fragRegs(e ptx.Expr, load bool) ([]Opnd, error) {
+	var regs []Opnd
+	for _, e := range vecElems(e) {
+		var o Opnd
+		var err error
+		if load {
+			o, err = d.dstReg(e)
+		} else {
+			o, err = d.val(e, ptx.B32)
+		}
+		if err != nil {
+			return nil, err
+		}
+		regs = append(regs, o)
+	}
+	return regs, nil
 }
 
 func execMatrix(w *Warp, in *Inst, m uint32) {

@@ -642,17 +642,8 @@ func decTcLdSt(load bool) decodeFn {
 		if li.addr, err = d.memAddr(addrOp); err != nil {
 			return err
 		}
-		for _, e := range vecElems(regOp) {
-			var o Opnd
-			if load {
-				o, err = d.dstReg(e)
-			} else {
-				o, err = d.val(e, ptx.B32)
-			}
-			if err != nil {
-				return err
-			}
-			li.regs = append(li.regs, o)
+		if li.regs, err = d.fragRegs(regOp, load); err != nil {
+			return err
 		}
 		if len(li.regs) != atom.TV.Values() {
 			return fmt.Errorf("%s .%s.x%d needs %d registers, has %d", x.Opcode, li.shape, li.num, atom.TV.Values(), len(li.regs))
@@ -707,6 +698,18 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		}
 		return lane*tmemCols + col, true
 	}
+	// cells visits every TMEM cell that an executing lane reads or writes.
+	cells := func(visit func(l int, f fragCell, idx int)) {
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			th := quarter + l
+			for _, f := range li.lanes[th] {
+				if idx, ok := cell(th, f); ok {
+					visit(l, f, idx)
+				}
+			}
+		}
+	}
 	if li.load {
 		p := tcldPending{mask: m, in: in}
 		for _, o := range li.regs {
@@ -714,23 +717,15 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		}
 		p.vals = make([][32]uint64, len(li.regs))
 		inflightReported := false
-		for mm := m; mm != 0; mm &= mm - 1 {
-			l := bits.TrailingZeros32(mm)
-			th := quarter + l
-			for _, f := range li.lanes[th] {
-				idx, ok := cell(th, f)
-				if !ok {
-					continue
-				}
-				if t.pendingW[idx] > 0 && !inflightReported {
-					inflightReported = true
-					mach.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
-						Msg:    "tcgen05.ld reads TMEM that an in-flight tcgen05.mma still writes",
-						Detail: "wait for the tcgen05.commit's mbarrier phase (then tcgen05.fence::after_thread_sync) before reading the accumulator"})
-				}
-				p.vals[f.reg][l] = uint64(t.cells[idx])
+		cells(func(l int, f fragCell, idx int) {
+			if t.pendingW[idx] > 0 && !inflightReported {
+				inflightReported = true
+				mach.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
+					Msg:    "tcgen05.ld reads TMEM that an in-flight tcgen05.mma still writes",
+					Detail: "wait for the tcgen05.commit's mbarrier phase (then tcgen05.fence::after_thread_sync) before reading the accumulator"})
 			}
-		}
+			p.vals[f.reg][l] = uint64(t.cells[idx])
+		})
 		if mach.Opts.Schedule == Eager {
 			w.applyTcld(p)
 			return
@@ -739,17 +734,9 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		w.markTcld()
 		return
 	}
-	for mm := m; mm != 0; mm &= mm - 1 {
-		l := bits.TrailingZeros32(mm)
-		th := quarter + l
-		for _, f := range li.lanes[th] {
-			idx, ok := cell(th, f)
-			if !ok {
-				continue
-			}
-			t.cells[idx] = uint32(w.src(&li.regs[f.reg], 1)[l])
-		}
-	}
+	cells(func(l int, f fragCell, idx int) {
+		t.cells[idx] = uint32(w.src(&li.regs[f.reg], 1)[l])
+	})
 }
 
 // applyTcld writes a tcgen05.ld's results into the registers.
