@@ -12,7 +12,6 @@ package datapath
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 
 	"github.com/tcsim/tcsim/isa/numfmt"
@@ -282,77 +281,20 @@ func (m *Model) fused(a, b []uint64, c uint64, tr *Trace) uint64 {
 	terms := make([]term, 0, len(a)+1)
 	terms = append(terms, ct)
 	for i := range a {
-		x := m.decodeIn(m.A, a[i])
-		y := m.decodeIn(m.B, b[i])
-		p := term{neg: x.neg != y.neg, sig: x.sig * y.sig, exp: x.exp + y.exp, frac: x.frac + y.frac}
-		switch {
-		case x.nan || y.nan:
-			p.nan = true
-		case x.inf || y.inf:
-			if (x.inf && !y.inf && y.sig == 0) || (y.inf && !x.inf && x.sig == 0) {
-				p.nan = true
-			} else {
-				p.inf = true
-			}
-		}
-		terms = append(terms, p)
+		terms = append(terms, product(m.decodeIn(m.A, a[i]), m.decodeIn(m.B, b[i])))
 	}
+	var gt *GroupTrace
 	if tr != nil {
 		tr.Groups = append(tr.Groups, GroupTrace{Terms: terms})
-	}
-	// Special values first.
-	var posInf, negInf bool
-	for _, t := range terms {
-		if t.nan {
-			return m.noteSpecial(tr, m.NaN, "a NaN operand (or Inf×0) makes the result NaN")
-		}
-		if t.inf {
-			if t.neg {
-				negInf = true
-			} else {
-				posInf = true
-			}
-		}
-	}
-	if posInf && negInf {
-		return m.noteSpecial(tr, m.NaN, "+Inf and -Inf terms make the result NaN")
-	}
-	if posInf || negInf {
-		bits, _ := m.C.Inf(negInf)
-		return m.noteSpecial(tr, bits, "an infinite term makes the result infinite")
+		gt = &tr.Groups[len(tr.Groups)-1]
 	}
 	if m.CAfter != CFused {
+		if bits, why, ok := m.specialTerms(terms); ok {
+			return m.noteSpecial(tr, bits, why)
+		}
 		return m.joinAfter(terms, tr)
 	}
-	// Align every term to the largest exponent, keep FracBits fraction bits.
-	emax := math.MinInt
-	for _, t := range terms {
-		if t.sig != 0 || m.ZeroInAnchor {
-			emax = max(emax, t.exp)
-		}
-	}
-	if emax == math.MinInt { // every term is zero
-		return m.noteSpecial(tr, 0, "every term is zero: the result is +0")
-	}
-	var sum int64
-	for i, t := range terms {
-		v, shift, lost := m.align(t, emax)
-		sum += v
-		if tr != nil {
-			gt := &tr.Groups[len(tr.Groups)-1]
-			gt.Aligned = append(gt.Aligned, AlignedTerm{Index: i, Shift: shift, Value: v, LostBits: bits.Len64(lost), Lost: lost != 0})
-		}
-	}
-	if tr != nil {
-		gt := &tr.Groups[len(tr.Groups)-1]
-		gt.MaxExp, gt.Sum = emax, sum
-	}
-	// The exact result is sum * 2^(emax - FracBits).
-	out := m.normalize(sum, emax-m.FracBits, ct)
-	if tr != nil {
-		tr.Groups[len(tr.Groups)-1].Out = out
-	}
-	return out
+	return m.fuseTerms(terms, gt)
 }
 
 func (m *Model) noteSpecial(tr *Trace, bits uint64, why string) uint64 {

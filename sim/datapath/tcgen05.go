@@ -164,25 +164,8 @@ func (m *Model) fuseTerms(terms []term, gt *GroupTrace) uint64 {
 		}
 		return bits
 	}
-	var posInf, negInf bool
-	for _, t := range terms {
-		if t.nan {
-			return special(m.NaN, "a NaN operand (or Inf×0) makes the result NaN")
-		}
-		if t.inf {
-			if t.neg {
-				negInf = true
-			} else {
-				posInf = true
-			}
-		}
-	}
-	if posInf && negInf {
-		return special(m.NaN, "+Inf and -Inf terms make the result NaN")
-	}
-	if posInf || negInf {
-		inf, _ := m.C.Inf(negInf)
-		return special(inf, "an infinite term makes the result infinite")
+	if bits, why, ok := m.specialTerms(terms); ok {
+		return special(bits, why)
 	}
 	emax := math.MinInt
 	for _, t := range terms {
@@ -206,6 +189,34 @@ func (m *Model) fuseTerms(terms []term, gt *GroupTrace) uint64 {
 		gt.MaxExp, gt.Sum, gt.Out = emax, sum, out
 	}
 	return out
+}
+
+// specialTerms applies the IEEE rules for special values to a group of
+// terms: a NaN term (or Inf×0 product), or infinities of both signs, make the
+// result NaN; otherwise an infinite term makes it infinite. ok is false when
+// every term is finite.
+func (m *Model) specialTerms(terms []term) (bits uint64, why string, ok bool) {
+	var posInf, negInf bool
+	for _, t := range terms {
+		if t.nan {
+			return m.NaN, "a NaN operand (or Inf×0) makes the result NaN", true
+		}
+		if t.inf {
+			if t.neg {
+				negInf = true
+			} else {
+				posInf = true
+			}
+		}
+	}
+	if posInf && negInf {
+		return m.NaN, "+Inf and -Inf terms make the result NaN", true
+	}
+	if posInf || negInf {
+		inf, _ := m.C.Inf(negInf)
+		return inf, "an infinite term makes the result infinite", true
+	}
+	return 0, "", false
 }
 
 // fp4Kind reports the kinds whose A and B are e2m1 only.
