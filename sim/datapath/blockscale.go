@@ -544,22 +544,14 @@ func (t *BlockTrace) String() string {
 		if i > 0 && m.Group > 1 {
 			expName = "scale exponent"
 		}
-		fmt.Fprintf(&b, "  %-10s %s%s%#x × 2^%d = %s%g  (%s %d)", name, detail, signStr(x.neg), x.sig, x.exp-x.frac,
-			signStr(x.neg), math.Ldexp(float64(x.sig), x.exp-x.frac), expName, x.exp)
-		if i < len(g.Aligned) {
-			a := g.Aligned[i]
-			fmt.Fprintf(&b, "  → aligned %d", a.Value)
-			if a.Lost {
-				fmt.Fprintf(&b, "  (truncated: %d low bits dropped)", a.LostBits)
-			}
-		}
-		b.WriteByte('\n')
+		fmt.Fprintf(&b, "  %-10s %s%s  (%s %d)", name, detail, x.valueString(), expName, x.exp)
+		g.writeAligned(&b, i)
 	}
 	if g.Special != "" {
 		fmt.Fprintf(&b, "  %s: result %#x\n", g.Special, g.Out)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "  anchor exponent %d; exact sum of the aligned terms %d × 2^%d = %g\n", g.MaxExp, g.Sum, g.MaxExp-m.FracBits, math.Ldexp(float64(g.Sum), g.MaxExp-m.FracBits))
+	g.writeSum(&b, m.FracBits)
 	fmt.Fprintf(&b, "  normalised (%s) to %s: %#x = %s\n", RoundTowardZero, m.C, g.Out, m.C.Decode(g.Out))
 	return b.String()
 }

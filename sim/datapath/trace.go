@@ -82,25 +82,43 @@ func (t *Trace) String() string {
 				fmt.Fprintf(&b, "  %-8s %sInf\n", name, signStr(x.neg))
 				continue
 			}
-			fmt.Fprintf(&b, "  %-8s %s%#x × 2^%d = %s%g  (exponent %d)", name, signStr(x.neg), x.sig, x.exp-x.frac,
-				signStr(x.neg), math.Ldexp(float64(x.sig), x.exp-x.frac), x.exp)
-			if i < len(g.Aligned) {
-				a := g.Aligned[i]
-				fmt.Fprintf(&b, "  → aligned %d", a.Value)
-				if a.Lost {
-					fmt.Fprintf(&b, "  (truncated: %d low bits dropped)", a.LostBits)
-				}
-			}
-			b.WriteByte('\n')
+			fmt.Fprintf(&b, "  %-8s %s  (exponent %d)", name, x.valueString(), x.exp)
+			g.writeAligned(&b, i)
 		}
 		if g.Special != "" {
 			fmt.Fprintf(&b, "  %s: result %#x\n", g.Special, g.Out)
 			continue
 		}
-		fmt.Fprintf(&b, "  anchor exponent %d; exact sum of the aligned terms %d × 2^%d = %g\n", g.MaxExp, g.Sum, g.MaxExp-m.FracBits, math.Ldexp(float64(g.Sum), g.MaxExp-m.FracBits))
+		g.writeSum(&b, m.FracBits)
 		fmt.Fprintf(&b, "  normalised (%s) to %s: %#x\n", m.Out, m.C, g.Out)
 	}
 	return b.String()
+}
+
+// valueString writes a finite term as its exact value: ±sig × 2^e = ±v.
+func (x term) valueString() string {
+	return fmt.Sprintf("%s%#x × 2^%d = %s%g", signStr(x.neg), x.sig, x.exp-x.frac,
+		signStr(x.neg), math.Ldexp(float64(x.sig), x.exp-x.frac))
+}
+
+// writeAligned ends term i's line of a rendered trace with its aligned value
+// and the bits its truncation dropped.
+func (g *GroupTrace) writeAligned(b *strings.Builder, i int) {
+	if i < len(g.Aligned) {
+		a := g.Aligned[i]
+		fmt.Fprintf(b, "  → aligned %d", a.Value)
+		if a.Lost {
+			fmt.Fprintf(b, "  (truncated: %d low bits dropped)", a.LostBits)
+		}
+	}
+	b.WriteByte('\n')
+}
+
+// writeSum writes the anchor exponent and the exact sum of the aligned terms
+// (in units of 2^(MaxExp-fracBits)) of a rendered trace.
+func (g *GroupTrace) writeSum(b *strings.Builder, fracBits int) {
+	fmt.Fprintf(b, "  anchor exponent %d; exact sum of the aligned terms %d × 2^%d = %g\n",
+		g.MaxExp, g.Sum, g.MaxExp-fracBits, math.Ldexp(float64(g.Sum), g.MaxExp-fracBits))
 }
 
 func signStr(neg bool) string {
