@@ -134,6 +134,27 @@ func mmaCase(s mmaShape) *Case {
 		}
 		return nil
 	}
+	// codes walks D of the A or B probe (op "a" or "b") for each of its K
+	// blocks, handing visit the block, each cell (m, n) and the code there
+	// (-1 when D holds no code); it stops at the first error.
+	codes := func(out []byte, op string, blocks int, visit func(kb, m, n, c int) error) error {
+		for kb := 0; kb < blocks; kb++ {
+			lo, hi := find(op, kb, 0), find(op, kb, 1)
+			for t := 0; t < 32; t++ {
+				for v := 0; v < d.Values(); v++ {
+					c, err := code(out, lo, hi, t, v)
+					if err != nil {
+						return err
+					}
+					m, n := coord(d, t, v)
+					if err := visit(kb, m, n, c); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	}
 	const joint = "mma.sync keeps every operand in registers: a relabelling of m, n or k applied to all three fragments " +
 		"is invisible to any probe (and harmless), so A, B and D are verified jointly, each assuming the other two"
 	if s.checkAandB {
@@ -144,21 +165,15 @@ func mmaCase(s mmaShape) *Case {
 					return failed(err)
 				}
 				obs := newTV(a)
-				for kb := 0; kb < s.k/8; kb++ {
-					lo, hi := find("a", kb, 0), find("a", kb, 1)
-					for t := 0; t < 32; t++ {
-						for v := 0; v < d.Values(); v++ {
-							c, err := code(out, lo, hi, t, v)
-							if err != nil {
-								return failed(err)
-							}
-							m, n := coord(d, t, v)
-							if c < 0 || c >= 32*a.Values() {
-								return failed(fmt.Errorf("K block %d: D(%d,%d) is not a code", kb, m, n))
-							}
-							obs.put(c/a.Values(), c%a.Values(), seen{m + 16*(8*kb+n), ""})
-						}
+				err := codes(out, "a", s.k/8, func(kb, m, n, c int) error {
+					if c < 0 || c >= 32*a.Values() {
+						return fmt.Errorf("K block %d: D(%d,%d) is not a code", kb, m, n)
 					}
+					obs.put(c/a.Values(), c%a.Values(), seen{m + 16*(8*kb+n), ""})
+					return nil
+				})
+				if err != nil {
+					return failed(err)
 				}
 				return obs.compare()
 			}})
@@ -169,28 +184,22 @@ func mmaCase(s mmaShape) *Case {
 					return failed(err)
 				}
 				obs := newTV(b)
-				for mb := 0; mb < (s.k+15)/16; mb++ {
-					lo, hi := find("b", mb, 0), find("b", mb, 1)
-					for t := 0; t < 32; t++ {
-						for v := 0; v < d.Values(); v++ {
-							c, err := code(out, lo, hi, t, v)
-							if err != nil {
-								return failed(err)
-							}
-							m, n := coord(d, t, v)
-							kk := 16*mb + m
-							if kk >= s.k {
-								if c != 0 {
-									return failed(fmt.Errorf("D(%d,%d) = %d: rows of D past K must be 0 (A is the identity)", m, n, c))
-								}
-								continue
-							}
-							if c < 0 || c >= 32*b.Values() {
-								return failed(fmt.Errorf("K block %d: D(%d,%d) is not a code", mb, m, n))
-							}
-							obs.put(c/b.Values(), c%b.Values(), seen{n + 8*kk, ""})
+				err := codes(out, "b", (s.k+15)/16, func(mb, m, n, c int) error {
+					kk := 16*mb + m
+					if kk >= s.k {
+						if c != 0 {
+							return fmt.Errorf("D(%d,%d) = %d: rows of D past K must be 0 (A is the identity)", m, n, c)
 						}
+						return nil
 					}
+					if c < 0 || c >= 32*b.Values() {
+						return fmt.Errorf("K block %d: D(%d,%d) is not a code", mb, m, n)
+					}
+					obs.put(c/b.Values(), c%b.Values(), seen{n + 8*kk, ""})
+					return nil
+				})
+				if err != nil {
+					return failed(err)
 				}
 				return obs.compare()
 			}})
@@ -261,15 +270,6 @@ func laneAddrs(rec []byte) {
 
 func ldmatrixCase() *Case {
 	const name = "ldmatrix"
-	var in []byte
-	for range matrixVariants {
-		rec := make([]byte, ldInRec)
-		laneAddrs(rec)
-		for e := 0; e < 512; e++ {
-			rec[128+2*e], rec[128+2*e+1] = byte(e), byte(e>>8)
-		}
-		in = append(in, rec...)
-	}
 	comment := []string{
 		"ldmatrix .m8n8 .b16, every .num with and without .trans, one per CTA (x1, x2, x4,",
 		"x1.trans, x2.trans, x4.trans). Lane l supplies the address of its own 32-byte row",
@@ -277,28 +277,49 @@ func ldmatrixCase() *Case {
 		"register half names the lane whose row it came from and the element in that row.",
 	}
 	c := &Case{Name: name, Title: "ldmatrix .m8n8.b16, x1/x2/x4, with and without .trans", Arch: "sm_80",
-		PTX: ldmatrixPTX(name, comment), Threads: 32, Jobs: len(matrixVariants), InRec: ldInRec, OutRec: ldOutRec, In: in,
-		spec: matrixSpec{"ldmatrix"}}
+		PTX: ldmatrixPTX(name, comment), InRec: ldInRec, OutRec: ldOutRec}
+	fill := func(rec []byte) {
+		for e := 0; e < 512; e++ {
+			rec[128+2*e], rec[128+2*e+1] = byte(e), byte(e>>8)
+		}
+	}
+	const how = "shared memory holds element-index codes, lane l points at row l: each register half names its row and column"
+	return matrixCase(c, fill, how, func(a catalog.Atom, rec []byte) Outcome {
+		obs := newTV(a)
+		for t := 0; t < 32; t++ {
+			for v := 0; v < a.Values(); v++ {
+				e := int(unpack(elemB16, le32(rec, 16*t+4*(v/2)), v%2))
+				if e >= 512 {
+					obs.put(t, v, seen{-1, fmt.Sprintf("%#04x, not an element code (register not written?)", e)})
+					continue
+				}
+				obs.put(t, v, slotSeen(a, e))
+			}
+		}
+		return obs.compare()
+	})
+}
+
+// matrixCase completes the ldmatrix or stmatrix case c (c.Name is the
+// instruction): one 32-thread CTA per matrixVariants entry, whose input
+// record holds the lane addresses and then what fill writes, and per variant
+// a check that observe makes of that CTA's output record.
+func matrixCase(c *Case, fill func(rec []byte), how string, observe func(a catalog.Atom, rec []byte) Outcome) *Case {
+	c.Threads, c.Jobs, c.spec = 32, len(matrixVariants), matrixSpec{c.Name}
+	for range matrixVariants {
+		rec := make([]byte, c.InRec)
+		laneAddrs(rec)
+		fill(rec)
+		c.In = append(c.In, rec...)
+	}
 	for i, v := range matrixVariants {
-		i, a := i, matrixAtom("ldmatrix", v)
-		c.Checks = append(c.Checks, Check{Atom: a.Name, Case: name,
-			How: "shared memory holds element-index codes, lane l points at row l: each register half names its row and column",
+		a := matrixAtom(c.Name, v)
+		c.Checks = append(c.Checks, Check{Atom: a.Name, Case: c.Name, How: how,
 			decode: func(out []byte) Outcome {
-				if len(out) != len(matrixVariants)*ldOutRec {
-					return failed(fmt.Errorf("output has %d bytes, want %d", len(out), len(matrixVariants)*ldOutRec))
+				if len(out) != c.Jobs*c.OutRec {
+					return failed(fmt.Errorf("output has %d bytes, want %d", len(out), c.Jobs*c.OutRec))
 				}
-				obs := newTV(a)
-				for t := 0; t < 32; t++ {
-					for v := 0; v < a.Values(); v++ {
-						e := int(unpack(elemB16, le32(out, i*ldOutRec+16*t+4*(v/2)), v%2))
-						if e >= 512 {
-							obs.put(t, v, seen{-1, fmt.Sprintf("%#04x, not an element code (register not written?)", e)})
-							continue
-						}
-						obs.put(t, v, slotSeen(a, e))
-					}
-				}
-				return obs.compare()
+				return observe(a, out[i*c.OutRec:(i+1)*c.OutRec])
 			}})
 	}
 	return c
@@ -306,17 +327,6 @@ func ldmatrixCase() *Case {
 
 func stmatrixCase() *Case {
 	const name = "stmatrix"
-	var in []byte
-	for range matrixVariants {
-		rec := make([]byte, stInRec)
-		laneAddrs(rec)
-		for t := 0; t < 32; t++ {
-			for r := 0; r < 4; r++ {
-				put32(rec, 128+16*t+4*r, uint32(t*8+2*r)|uint32(t*8+2*r+1)<<16)
-			}
-		}
-		in = append(in, rec...)
-	}
 	comment := []string{
 		"stmatrix .m8n8 .b16, every .num with and without .trans, one per CTA (x1, x2, x4,",
 		"x1.trans, x2.trans, x4.trans). Lane l supplies the address of its own 32-byte row",
@@ -325,41 +335,39 @@ func stmatrixCase() *Case {
 		"is dumped: each element names the (thread, value) stored there.",
 	}
 	c := &Case{Name: name, Title: "stmatrix .m8n8.b16, x1/x2/x4, with and without .trans", Arch: "sm_90",
-		PTX: stmatrixPTX(name, comment), Threads: 32, Jobs: len(matrixVariants), InRec: stInRec, OutRec: stOutRec, In: in,
-		spec: matrixSpec{"stmatrix"}}
-	for i, v := range matrixVariants {
-		i, a := i, matrixAtom("stmatrix", v)
-		c.Checks = append(c.Checks, Check{Atom: a.Name, Case: name,
-			How: "registers hold code(thread, value), lane l points at row l of a poisoned buffer: each stored element names its (thread, value)",
-			decode: func(out []byte) Outcome {
-				if len(out) != len(matrixVariants)*stOutRec {
-					return failed(fmt.Errorf("output has %d bytes, want %d", len(out), len(matrixVariants)*stOutRec))
-				}
-				obs := newTV(a)
-				stray := ""
-				for e := 0; e < 512; e++ {
-					x := int(out[i*stOutRec+2*e]) | int(out[i*stOutRec+2*e+1])<<8
-					if x == 0xFFFF {
-						continue
-					}
-					t, v := x/8, x%8
-					if t >= 32 || v >= a.Values() {
-						if stray == "" {
-							stray = fmt.Sprintf("element %d of the buffer holds %#04x, which is no stored (thread, value)", e, x)
-						}
-						continue
-					}
-					obs.put(t, v, slotSeen(a, e))
-				}
-				o := obs.compare()
-				if stray != "" {
-					o.Mismatches++
-					if o.First == "" {
-						o.First = stray
-					}
-				}
-				return o
-			}})
+		PTX: stmatrixPTX(name, comment), InRec: stInRec, OutRec: stOutRec}
+	fill := func(rec []byte) {
+		for t := 0; t < 32; t++ {
+			for r := 0; r < 4; r++ {
+				put32(rec, 128+16*t+4*r, uint32(t*8+2*r)|uint32(t*8+2*r+1)<<16)
+			}
+		}
 	}
-	return c
+	const how = "registers hold code(thread, value), lane l points at row l of a poisoned buffer: each stored element names its (thread, value)"
+	return matrixCase(c, fill, how, func(a catalog.Atom, rec []byte) Outcome {
+		obs := newTV(a)
+		stray := ""
+		for e := 0; e < 512; e++ {
+			x := int(rec[2*e]) | int(rec[2*e+1])<<8
+			if x == 0xFFFF {
+				continue
+			}
+			t, v := x/8, x%8
+			if t >= 32 || v >= a.Values() {
+				if stray == "" {
+					stray = fmt.Sprintf("element %d of the buffer holds %#04x, which is no stored (thread, value)", e, x)
+				}
+				continue
+			}
+			obs.put(t, v, slotSeen(a, e))
+		}
+		o := obs.compare()
+		if stray != "" {
+			o.Mismatches++
+			if o.First == "" {
+				o.First = stray
+			}
+		}
+		return o
+	})
 }

@@ -92,6 +92,16 @@ func regList(prefix string, first, n int) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
+// laneRowAddr loads the row offset this lane supplies to ldmatrix or
+// stmatrix (word %r1 of the input record at %rd3) into %r5, as a shared
+// address in the buffer at %r3.
+func (w *ptxWriter) laneRowAddr() {
+	w.ins("mul.wide.u32 %%rd6, %%r1, 4;")
+	w.ins("add.s64 %%rd6, %%rd3, %%rd6;")
+	w.ins("ld.global.u32 %%r5, [%%rd6];")
+	w.ins("add.s32 %%r5, %%r5, %%r3;")
+}
+
 // storeRegs stores n registers %<prefix>0.. at [base+off], [base+off+4],
 // ... with the widest vector stores that fit and that the alignment of
 // base allows: base is a multiple of align bytes (4, 8 or 16), off of 16.
@@ -370,10 +380,7 @@ func ldmatrixPTX(name string, comment []string) string {
 	w.ins("st.shared.v4.u32 [%%r4+16], {%%r10, %%r11, %%r12, %%r14};")
 	w.ins("bar.sync 0;")
 	w.ins("// This lane's row address.")
-	w.ins("mul.wide.u32 %%rd6, %%r1, 4;")
-	w.ins("add.s64 %%rd6, %%rd3, %%rd6;")
-	w.ins("ld.global.u32 %%r5, [%%rd6];")
-	w.ins("add.s32 %%r5, %%r5, %%r3;")
+	w.laneRowAddr()
 	w.ins("mul.wide.u32 %%rd7, %%r1, 16;")
 	w.ins("add.s64 %%rd7, %%rd4, %%rd7;")
 	w.ins("mov.u32 %%r13, %%r2;")
@@ -404,10 +411,7 @@ func stmatrixPTX(name string, comment []string) string {
 	w.ins("st.shared.v4.u32 [%%r4+16], {%%r6, %%r6, %%r6, %%r6};")
 	w.ins("bar.sync 0;")
 	w.ins("// This lane's row address and its four registers.")
-	w.ins("mul.wide.u32 %%rd6, %%r1, 4;")
-	w.ins("add.s64 %%rd6, %%rd3, %%rd6;")
-	w.ins("ld.global.u32 %%r5, [%%rd6];")
-	w.ins("add.s32 %%r5, %%r5, %%r3;")
+	w.laneRowAddr()
 	w.ins("mul.wide.u32 %%rd5, %%r1, 16;")
 	w.ins("add.s64 %%rd5, %%rd3, %%rd5;")
 	w.ins("ld.global.v4.u32 {%%x0, %%x1, %%x2, %%x3}, [%%rd5+128];")
