@@ -82,6 +82,31 @@ func zip2By(op string, t IntTuple, guide Tiler) (IntTuple, IntTuple) {
 	return first, second
 }
 
+// A tileForm is how the zipped, tiled and flat divides and products group
+// the modes of a logical divide or product.
+type tileForm int
+
+const (
+	formZipped tileForm = iota // ((tile modes...), (rest modes...))
+	formTiled                  // ((tile modes...), rest0, rest1, ...)
+	formFlat                   // (tile0, tile1, ..., rest0, rest1, ...)
+)
+
+// regroup is the body of the zipped, tiled and flat divides and products:
+// the logical divide or product of l by t, its modes grouped as form says.
+func regroup(op string, l Layout, t Tiler, logical func(Layout, Tiler) Layout, form tileForm) (res Layout, err error) {
+	defer guard(&err)
+	requireLayout(op, l)
+	res = tileUnzip(op, logical(l, t), t)
+	switch form {
+	case formTiled:
+		res = unpack(res, false, true)
+	case formFlat:
+		res = unpack(res, true, true)
+	}
+	return res, nil
+}
+
 func tileUnzip(op string, l Layout, t Tiler) Layout {
 	s0, s1 := zip2By(op, l.Shape, t)
 	d0, d1 := zip2By(op, l.Stride, t)
@@ -89,24 +114,18 @@ func tileUnzip(op string, l Layout, t Tiler) Layout {
 }
 
 // ZippedDivide is CuTe's zipped_divide: ((tile modes...), (rest modes...)).
-func ZippedDivide(l Layout, t Tiler) (res Layout, err error) {
-	defer guard(&err)
-	requireLayout("zipped_divide", l)
-	return tileUnzip("zipped_divide", logicalDivide(l, t), t), nil
+func ZippedDivide(l Layout, t Tiler) (Layout, error) {
+	return regroup("zipped_divide", l, t, logicalDivide, formZipped)
 }
 
 // TiledDivide is CuTe's tiled_divide: ((tile modes...), rest0, rest1, ...).
-func TiledDivide(l Layout, t Tiler) (res Layout, err error) {
-	defer guard(&err)
-	requireLayout("tiled_divide", l)
-	return unpack(tileUnzip("tiled_divide", logicalDivide(l, t), t), false, true), nil
+func TiledDivide(l Layout, t Tiler) (Layout, error) {
+	return regroup("tiled_divide", l, t, logicalDivide, formTiled)
 }
 
 // FlatDivide is CuTe's flat_divide: (tile0, tile1, ..., rest0, rest1, ...).
-func FlatDivide(l Layout, t Tiler) (res Layout, err error) {
-	defer guard(&err)
-	requireLayout("flat_divide", l)
-	return unpack(tileUnzip("flat_divide", logicalDivide(l, t), t), true, true), nil
+func FlatDivide(l Layout, t Tiler) (Layout, error) {
+	return regroup("flat_divide", l, t, logicalDivide, formFlat)
 }
 
 // unpack is CuTe's slice of a rank-2 result by (_, repeat<R1>(_)) and
@@ -154,24 +173,18 @@ func logicalProduct(block Layout, t Tiler) Layout {
 }
 
 // ZippedProduct is CuTe's zipped_product: ((block modes...), (tiler modes...)).
-func ZippedProduct(block Layout, t Tiler) (res Layout, err error) {
-	defer guard(&err)
-	requireLayout("zipped_product", block)
-	return tileUnzip("zipped_product", logicalProduct(block, t), t), nil
+func ZippedProduct(block Layout, t Tiler) (Layout, error) {
+	return regroup("zipped_product", block, t, logicalProduct, formZipped)
 }
 
 // TiledProduct is CuTe's tiled_product: ((block modes...), t0, t1, ...).
-func TiledProduct(block Layout, t Tiler) (res Layout, err error) {
-	defer guard(&err)
-	requireLayout("tiled_product", block)
-	return unpack(tileUnzip("tiled_product", logicalProduct(block, t), t), false, true), nil
+func TiledProduct(block Layout, t Tiler) (Layout, error) {
+	return regroup("tiled_product", block, t, logicalProduct, formTiled)
 }
 
 // FlatProduct is CuTe's flat_product: (block modes..., tiler modes...).
-func FlatProduct(block Layout, t Tiler) (res Layout, err error) {
-	defer guard(&err)
-	requireLayout("flat_product", block)
-	return unpack(tileUnzip("flat_product", logicalProduct(block, t), t), true, true), nil
+func FlatProduct(block Layout, t Tiler) (Layout, error) {
+	return regroup("flat_product", block, t, logicalProduct, formFlat)
 }
 
 // appendTo is CuTe's append<N>(layout): pad with 1:0 modes up to rank n.
