@@ -81,14 +81,21 @@ func (c *checker) checkOperand(in *Instruction, sp *opSpec, e Expr, probs *[]pro
 	bad := func() {
 		addProb(probs, e.Position(), "", "%s must be %s, found %s", sp.name, opKindDesc[sp.kind], describeExpr(e))
 	}
-	switch sp.kind {
-	case opReg:
-		r, ok := e.(*Reg)
-		if !ok || r.Not {
+	// reg checks a register operand that cannot be negated.
+	reg := func(x *Reg) {
+		if x.Not {
 			bad()
 			return
 		}
-		c.checkRegOperand(sp, r, want, probs)
+		c.checkRegOperand(sp, x, want, probs)
+	}
+	switch sp.kind {
+	case opReg:
+		if r, ok := e.(*Reg); ok {
+			reg(r)
+		} else {
+			bad()
+		}
 	case opRegImm, opAny:
 		switch x := e.(type) {
 		case *Reg:
@@ -151,11 +158,7 @@ func (c *checker) checkOperand(in *Instruction, sp *opSpec, e Expr, probs *[]pro
 		}
 		switch x := e.(type) {
 		case *Reg:
-			if x.Not {
-				bad()
-				return
-			}
-			c.checkRegOperand(sp, x, want, probs)
+			reg(x)
 		case *Imm:
 			if sp.name == "d" {
 				bad()
@@ -177,11 +180,7 @@ func (c *checker) checkOperand(in *Instruction, sp *opSpec, e Expr, probs *[]pro
 	case opRegVec:
 		switch x := e.(type) {
 		case *Reg:
-			if x.Not {
-				bad()
-				return
-			}
-			c.checkRegOperand(sp, x, want, probs)
+			reg(x)
 		case *Vector:
 			c.checkElems(sp, x, want, true, probs)
 		default:
@@ -204,11 +203,7 @@ func (c *checker) checkOperand(in *Instruction, sp *opSpec, e Expr, probs *[]pro
 	case opRegImmSym:
 		switch x := e.(type) {
 		case *Reg:
-			if x.Not {
-				bad()
-				return
-			}
-			c.checkRegOperand(sp, x, want, probs)
+			reg(x)
 		case *Imm:
 			c.checkImm(sp, x, want, probs)
 		case *Ident:
