@@ -267,18 +267,9 @@ func (v Value) Exact64() bool {
 // Decimal returns the exact decimal expansion of v ("-0", "448", "0.001953125",
 // "inf", "nan"). Binary fractions always have finite decimal expansions.
 func (v Value) Decimal() string {
-	sign := ""
-	if v.Neg {
-		sign = "-"
-	}
-	switch v.Class {
-	case NaN:
-		return sign + "nan"
-	case Inf:
-		return sign + "inf"
-	}
-	if v.Sig == 0 {
-		return sign + "0"
+	sign := v.signText("")
+	if s, ok := v.special(sign); ok {
+		return s
 	}
 	v = v.norm()
 	n := new(big.Int).SetUint64(v.Sig)
@@ -310,29 +301,38 @@ func (v Value) String() string {
 			return d
 		}
 	}
-	s := "+"
+	return fmt.Sprintf("%.17g (= %s%d·2^%d)", v.Float64(), v.signText("+"), v.norm().Sig, v.norm().Exp)
+}
+
+// signText is "-" for a negative value, plus otherwise.
+func (v Value) signText(plus string) string {
 	if v.Neg {
-		s = "-"
+		return "-"
 	}
-	return fmt.Sprintf("%.17g (= %s%d·2^%d)", v.Float64(), s, v.norm().Sig, v.norm().Exp)
+	return plus
+}
+
+// special is the text of a NaN, an infinity or a zero (sign, then "nan",
+// "inf" or "0"); ok is false for any other value.
+func (v Value) special(sign string) (s string, ok bool) {
+	switch {
+	case v.Class == NaN:
+		return sign + "nan", true
+	case v.Class == Inf:
+		return sign + "inf", true
+	case v.Sig == 0:
+		return sign + "0", true
+	}
+	return "", false
 }
 
 // Binary returns the value as a binary scientific number, e.g.
 // "+1.110×2^8" for 448, "-0.011×2^-6" for a subnormal given with the
 // format's width of fraction bits (frac < 0 prints the significant bits only).
 func (v Value) Binary(frac int) string {
-	sign := "+"
-	if v.Neg {
-		sign = "-"
-	}
-	switch v.Class {
-	case NaN:
-		return sign + "nan"
-	case Inf:
-		return sign + "inf"
-	}
-	if v.Sig == 0 {
-		return sign + "0"
+	sign := v.signText("+")
+	if s, ok := v.special(sign); ok {
+		return s
 	}
 	e := v.Log2()
 	digits := fmt.Sprintf("%b", v.Sig)
