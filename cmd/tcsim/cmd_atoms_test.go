@@ -62,23 +62,15 @@ func TestAtomsFilter(t *testing.T) {
 }
 
 func TestAtomsLong(t *testing.T) {
-	code, out, _ := runCLI(t, "atoms", "--long", "wgmma.m64n64.d.f32")
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
-	for _, want := range []string{
+	expectCLI(t, []string{"atoms", "--long", "wgmma.m64n64.d.f32"}, 0, []string{
 		"wgmma.m64n64.d.f32\n",
 		"PTX ISA 9.7.15.5.1.1",
 		"layout  ((4,8,4),(2,2,8)):((128,1,16),(64,8,512))",
 		"CuTe    SM90::GMMA::CLayout_64xN<64>",
 		"128 threads x 32 values",
 		"verified: H100, fixtures/layouts/wgmma_acc_f32_smem",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("--long output lacks %q:\n%s", want, out)
-		}
-	}
-	_, out, _ = runCLI(t, "atoms", "smem.k.sw128.b16", "--long")
+	}, nil, "")
+	_, out, _ := runCLI(t, "atoms", "smem.k.sw128.b16", "--long")
 	for _, want := range []string{"offsets Sw<3,3,3> o 0 o (8,64):(64,1)", "Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("smem --long lacks %q:\n%s", want, out)

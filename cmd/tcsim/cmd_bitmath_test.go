@@ -69,24 +69,7 @@ func TestBitmathCLI(t *testing.T) {
 		{[]string{"bitmath", "(1048576,1048576):(1,1048576)", "--tile", "1048576x1048576"}, 2, nil, nil, "more (thread, value) pairs than the 16777216"},
 	}
 	for _, tt := range tests {
-		code, out, errs := runCLI(t, tt.args...)
-		if code != tt.code {
-			t.Errorf("tcsim %q: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tt.args, code, tt.code, out, errs)
-			continue
-		}
-		for _, w := range tt.out {
-			if !strings.Contains(out, w) {
-				t.Errorf("tcsim %q: stdout lacks %q:\n%s", tt.args, w, out)
-			}
-		}
-		for _, w := range tt.not {
-			if strings.Contains(out, w) {
-				t.Errorf("tcsim %q: stdout has %q:\n%s", tt.args, w, out)
-			}
-		}
-		if !strings.Contains(errs, tt.err) {
-			t.Errorf("tcsim %q: stderr lacks %q:\n%s", tt.args, tt.err, errs)
-		}
+		expectCLI(t, tt.args, tt.code, tt.out, tt.not, tt.err)
 	}
 }
 

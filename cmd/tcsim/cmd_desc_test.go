@@ -47,19 +47,7 @@ func TestDescDecode(t *testing.T) {
 		{[]string{"desc", "0x4000004000010040", "--draw"}, 2, nil, "--major"},
 	}
 	for _, tt := range tests {
-		code, out, errs := runCLI(t, tt.args...)
-		if code != tt.code {
-			t.Errorf("tcsim %v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tt.args, code, tt.code, out, errs)
-			continue
-		}
-		for _, p := range tt.outParts {
-			if !strings.Contains(out, p) {
-				t.Errorf("tcsim %v: stdout lacks %q:\n%s", tt.args, p, out)
-			}
-		}
-		if !strings.Contains(errs, tt.errPart) {
-			t.Errorf("tcsim %v: stderr %q lacks %q", tt.args, errs, tt.errPart)
-		}
+		expectCLI(t, tt.args, tt.code, tt.outParts, nil, tt.errPart)
 	}
 }
 
@@ -104,19 +92,7 @@ func TestDescEncode(t *testing.T) {
 		{[]string{"desc", "encode", "extra"}, 2, nil, "unexpected arguments"},
 	}
 	for _, tt := range tests {
-		code, out, errs := runCLI(t, tt.args...)
-		if code != tt.code {
-			t.Errorf("tcsim %v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tt.args, code, tt.code, out, errs)
-			continue
-		}
-		for _, p := range tt.outParts {
-			if !strings.Contains(out, p) {
-				t.Errorf("tcsim %v: stdout lacks %q:\n%s", tt.args, p, out)
-			}
-		}
-		if !strings.Contains(errs, tt.errPart) {
-			t.Errorf("tcsim %v: stderr %q lacks %q", tt.args, errs, tt.errPart)
-		}
+		expectCLI(t, tt.args, tt.code, tt.outParts, nil, tt.errPart)
 	}
 }
 

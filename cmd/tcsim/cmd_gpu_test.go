@@ -118,10 +118,7 @@ func TestGPURunErrors(t *testing.T) {
 		{append([]string{"gpu", "run", saxpyPTX, "a.ptx"}, saxpyArgs...), 2, "want one PTX file, got 2 arguments"},
 		{[]string{"gpu", "info", "x"}, 2, `unexpected argument "x"`},
 	} {
-		code, _, errs := runCLI(t, c.args...)
-		if code != c.code || !strings.Contains(errs, c.want) {
-			t.Errorf("tcsim %v: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, c.code, c.want)
-		}
+		expectCLI(t, c.args, c.code, nil, nil, c.want)
 	}
 }
 
@@ -138,10 +135,7 @@ func TestRecordErrors(t *testing.T) {
 		{append([]string{"record", saxpyPTX, "--case", dir}, saxpyArgs...), 1, "exists and is not empty; use --force to re-record it"},
 		{append([]string{"record", saxpyPTX, "--case", filepath.Join(dir, "new"), "--out", "y=y.bin"}, saxpyArgs...), 2, "record stores outputs in the case; drop =y.bin"},
 	} {
-		code, _, errs := runCLI(t, c.args...)
-		if code != c.code || !strings.Contains(errs, c.want) {
-			t.Errorf("tcsim %v: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, c.code, c.want)
-		}
+		expectCLI(t, c.args, c.code, nil, nil, c.want)
 	}
 }
 

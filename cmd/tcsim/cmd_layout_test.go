@@ -242,9 +242,6 @@ func TestRenderDescriptor(t *testing.T) {
 		{[]string{"render", "0xzz", "--major", "K", "-o", "-"}, "DESCRIPTOR"},
 		{[]string{"render", "(4,2):(1,4)", "--bytes", "-o", "-"}, "apply to a DESCRIPTOR"},
 	} {
-		code, _, errs := runCLI(t, c.args...)
-		if code != 2 || !strings.Contains(errs, c.errPart) {
-			t.Errorf("tcsim %q: exit %d, %q; want 2 and %q", c.args, code, errs, c.errPart)
-		}
+		expectCLI(t, c.args, 2, nil, nil, c.errPart)
 	}
 }

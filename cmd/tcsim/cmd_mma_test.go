@@ -117,10 +117,7 @@ func TestMMACommandErrors(t *testing.T) {
 		{[]string{"--inst", "tcgen05.mma.cta_group::1.kind::f16", "--a", a, "--b", b, "--out", out, "--n", "12", "--atype", "bf16", "--btype", "bf16"}, 2, "multiple of 8"},
 	}
 	for _, tt := range tests {
-		code, _, errs := runCLI(t, append([]string{"mma"}, tt.args...)...)
-		if code != tt.code || !strings.Contains(errs, tt.msg) {
-			t.Errorf("mma %v: exit %d, stderr %q; want exit %d containing %q", tt.args, code, errs, tt.code, tt.msg)
-		}
+		expectCLI(t, append([]string{"mma"}, tt.args...), tt.code, nil, nil, tt.msg)
 	}
 }
 
@@ -310,10 +307,7 @@ func TestMMATcgen05Errors(t *testing.T) {
 		{[]string{"mma", "--inst", "tcgen05.mma.cta_group::1.kind::mxf9", "--n", "8", "--a", bf, "--b", bf, "--out", out}, 2, "nearest: tcgen05.mma.cta_group::1.kind::"},
 	}
 	for _, tt := range tests {
-		code, _, errs := runCLI(t, tt.args...)
-		if code != tt.code || !strings.Contains(errs, tt.msg) {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d containing %q", tt.args, code, errs, tt.code, tt.msg)
-		}
+		expectCLI(t, tt.args, tt.code, nil, nil, tt.msg)
 	}
 }
 

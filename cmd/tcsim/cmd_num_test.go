@@ -42,16 +42,7 @@ func TestNumCommands(t *testing.T) {
 		{[]string{"num", "probe", "ptx", "cvt.rn.f16x2.e4m3x2"}, 0, []string{".target sm_90a", "cvt.rn.f16x2.e4m3x2 %d, %x0;"}},
 	}
 	for _, tt := range tests {
-		code, out, errs := runCLI(t, tt.args...)
-		if code != tt.code {
-			t.Errorf("tcsim %v: exit %d, want %d\n%s%s", tt.args, code, tt.code, out, errs)
-			continue
-		}
-		for _, w := range tt.want {
-			if !strings.Contains(out, w) {
-				t.Errorf("tcsim %v: output lacks %q:\n%s", tt.args, w, out)
-			}
-		}
+		expectCLI(t, tt.args, tt.code, tt.want, nil, "")
 	}
 }
 

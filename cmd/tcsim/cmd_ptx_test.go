@@ -51,24 +51,13 @@ func TestPtxCheck(t *testing.T) {
 		t.Errorf("good: exit %d\n%s%s", code, out, errs)
 	}
 	bad := writePTX(t, "bad.ptx", badPTX)
-	code, out, errs = runCLI(t, "ptx", "check", good, bad)
-	if code != 1 {
-		t.Errorf("bad: exit %d, want 1", code)
-	}
-	for _, want := range []string{
+	expectCLI(t, []string{"ptx", "check", good, bad}, 1, []string{
 		"bad.ptx:9:31: wgmma.mma_async.sync.aligned.m64n12k16.f32.f16.f16: wgmma m64n12k16: N must be a multiple of 8 from 8 to 256 for .f16",
 		"\n        wgmma.mma_async.sync.aligned.m64n12k16.f32.f16.f16 {%f1",
 		"\n                                     ^\n",
 		"bad.ptx:10:31: undeclared register %p1 (declare it with .reg)",
 		"bad.ptx:10:37: warning: mbarrier.try_wait.parity.b64: addr: generic address in 32-bit register %r1",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
-	}
-	if !strings.Contains(errs, "tcsim ptx check: 2 errors, 1 warning") {
-		t.Errorf("stderr = %q", errs)
-	}
+	}, nil, "tcsim ptx check: 2 errors, 1 warning")
 	code, out, _ = runCLI(t, "ptx", "check", "--brief", bad)
 	if code != 1 || strings.Contains(out, "^") || strings.Count(out, "\n") != 3 {
 		t.Errorf("--brief: exit %d\n%s", code, out)

@@ -117,10 +117,7 @@ func TestVerifyLayoutsErrors(t *testing.T) {
 		{[]string{"verify", "layouts", "--gpu"}, 1, "no NVIDIA driver found (libcuda.so.1)"},
 		{[]string{"verify", "layouts", "--child", "ldmatrix", "--record", t.TempDir()}, 1, "no NVIDIA driver found (libcuda.so.1)"},
 	} {
-		code, _, errs := runCLI(t, c.args...)
-		if code != c.code || !strings.Contains(errs, c.err) {
-			t.Errorf("tcsim %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, errs, c.code, c.err)
-		}
+		expectCLI(t, c.args, c.code, nil, nil, c.err)
 	}
 }
 

@@ -17,6 +17,31 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// expectCLI runs tcsim with args and reports a test error unless it exits
+// with code, its stdout holds every string of out and none of not, and its
+// stderr holds errPart.
+func expectCLI(t *testing.T, args []string, code int, out, not []string, errPart string) {
+	t.Helper()
+	got, stdout, stderr := runCLI(t, args...)
+	if got != code {
+		t.Errorf("tcsim %q: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", args, got, code, stdout, stderr)
+		return
+	}
+	for _, w := range out {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("tcsim %q: stdout lacks %q:\n%s", args, w, stdout)
+		}
+	}
+	for _, w := range not {
+		if strings.Contains(stdout, w) {
+			t.Errorf("tcsim %q: stdout has %q:\n%s", args, w, stdout)
+		}
+	}
+	if !strings.Contains(stderr, errPart) {
+		t.Errorf("tcsim %q: stderr lacks %q:\n%s", args, errPart, stderr)
+	}
+}
+
 func init() {
 	register(&command{
 		name: "zz-test", args: "[X]", summary: "test command", hidden: true,
