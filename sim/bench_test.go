@@ -41,28 +41,17 @@ func intLaunch(b testing.TB, iters int, workers int) *Machine {
 	return m
 }
 
-func BenchmarkIntegerCode(b *testing.B) {
-	const iters = 2000
-	var steps int64
-	var elapsed time.Duration
-	for range b.N {
-		m := intLaunch(b, iters, 1)
-		start := time.Now()
-		if err := m.Run(); err != nil {
-			b.Fatal(err)
-		}
-		elapsed += time.Since(start)
-		steps += m.Steps()
-	}
-	b.ReportMetric(float64(steps*32)/elapsed.Seconds(), "thread-inst/s")
-}
+func BenchmarkIntegerCode(b *testing.B)         { benchInteger(b, 1) }
+func BenchmarkIntegerCodeAllCores(b *testing.B) { benchInteger(b, 0) }
 
-func BenchmarkIntegerCodeAllCores(b *testing.B) {
+// benchInteger times the integer kernel's runs (not their preparation) with
+// the given Options.Workers and reports thread-instructions per second.
+func benchInteger(b *testing.B, workers int) {
 	const iters = 2000
 	var steps int64
 	var elapsed time.Duration
 	for range b.N {
-		m := intLaunch(b, iters, 0)
+		m := intLaunch(b, iters, workers)
 		start := time.Now()
 		if err := m.Run(); err != nil {
 			b.Fatal(err)

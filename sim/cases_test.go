@@ -16,14 +16,7 @@ func TestGPUCases(t *testing.T) {
 	}
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			c, err := fixtures.Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, mism, err := RunCase(c, Options{Check: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, m, mism := runFixture(t, dir)
 			for _, mm := range mism {
 				t.Errorf("%s", mm)
 			}
@@ -32,4 +25,19 @@ func TestGPUCases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runFixture loads the recorded case in dir and runs it with the hazard
+// checks on, returning the case, the machine and the outputs that differ.
+func runFixture(t testing.TB, dir string) (*fixtures.Case, *Machine, []Mismatch) {
+	t.Helper()
+	c, err := fixtures.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, mism, err := RunCase(c, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, m, mism
 }

@@ -30,6 +30,31 @@ func loadLaunch(t testing.TB, name string, opts Options) *Machine {
 	return m
 }
 
+// runCorpus runs the corpus kernel name and reports any hazard.
+func runCorpus(t testing.TB, name string, opts Options) *Machine {
+	t.Helper()
+	m := loadLaunch(t, name, opts)
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	noHazards(t, m)
+	return m
+}
+
+// checkC32 compares the little-endian 32-bit words of got, a matrix with n
+// columns, to want, reporting the first five that differ.
+func checkC32(t testing.TB, got []byte, want []uint64, n int) {
+	t.Helper()
+	bad := 0
+	for i, w := range want {
+		g := uint64(binary.LittleEndian.Uint32(got[4*i:]))
+		if g != w && bad < 5 {
+			t.Errorf("C[%d][%d] = %#x, want %#x", i/n, i%n, g, w)
+			bad++
+		}
+	}
+}
+
 func u16s(b []byte) []uint64 {
 	out := make([]uint64, len(b)/2)
 	for i := range out {
@@ -78,35 +103,15 @@ func refGemm(ev datapath.Evaluator, a, b []uint64, M, N, K int) []uint64 {
 }
 
 func TestCorpusGemm(t *testing.T) {
-	m := loadLaunch(t, "gemm_tma_wgmma", Options{Check: true})
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range m.Errors() {
-		t.Errorf("unexpected hazard: %s", h)
-	}
+	m := runCorpus(t, "gemm_tma_wgmma", Options{Check: true})
 	a, b := u16s(buf(t, m, "A")), u16s(buf(t, m, "B"))
 	ev := datapath.Hopper(numfmt.BF16, numfmt.BF16, numfmt.F32)
 	want := refGemm(ev, a, b, 256, 256, 512)
-	got := buf(t, m, "C")
-	bad := 0
-	for i, w := range want {
-		g := uint64(binary.LittleEndian.Uint32(got[4*i:]))
-		if g != w && bad < 5 {
-			t.Errorf("C[%d][%d] = %#x, want %#x", i/256, i%256, g, w)
-			bad++
-		}
-	}
+	checkC32(t, buf(t, m, "C"), want, 256)
 }
 
 func TestCorpusEpilogue(t *testing.T) {
-	m := loadLaunch(t, "epilogue_stmatrix", Options{Check: true})
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range m.Errors() {
-		t.Errorf("unexpected hazard: %s", h)
-	}
+	m := runCorpus(t, "epilogue_stmatrix", Options{Check: true})
 	a, b := u16s(buf(t, m, "A")), u16s(buf(t, m, "B"))
 	ev := datapath.Hopper(numfmt.BF16, numfmt.BF16, numfmt.F32)
 	want := refGemm(ev, a, b, 128, 128, 128)
@@ -154,13 +159,7 @@ func attentionRef(q, k, v []uint64, qb int) []float64 {
 func TestCorpusAttention(t *testing.T) {
 	for _, name := range []string{"attention_step_exact", "attention_step"} {
 		t.Run(name, func(t *testing.T) {
-			m := loadLaunch(t, name, Options{Check: true})
-			if err := m.Run(); err != nil {
-				t.Fatal(err)
-			}
-			for _, h := range m.Errors() {
-				t.Errorf("unexpected hazard: %s", h)
-			}
+			m := runCorpus(t, name, Options{Check: true})
 			q, k, v := u16s(buf(t, m, "Q")), u16s(buf(t, m, "K")), u16s(buf(t, m, "V"))
 			want := attentionRef(q, k, v, 2)
 			got := buf(t, m, "O")
@@ -193,13 +192,7 @@ func TestCorpusSchedules(t *testing.T) {
 		for _, opts := range []Options{{Schedule: Eager}, {Schedule: Latest}, {Schedule: Random, Seed: 1}, {Schedule: Random, Seed: 2}, {Schedule: Random, Seed: 3}} {
 			opts.Check = true
 			t.Run(name+"/"+opts.Schedule.String()+fmtSeed(opts), func(t *testing.T) {
-				m := loadLaunch(t, name, opts)
-				if err := m.Run(); err != nil {
-					t.Fatal(err)
-				}
-				for _, h := range m.Errors() {
-					t.Errorf("unexpected hazard: %s", h)
-				}
+				m := runCorpus(t, name, opts)
 				for _, o := range base.Outputs() {
 					b, _ := m.Buffer(o.Name)
 					if mm := Compare(o.Name, nil, o.Data, b.Data, fixtures.U32); mm != nil {
@@ -221,26 +214,12 @@ func fmtSeed(o Options) string {
 // TestCorpusTcgen05 runs the sm_100a GEMM and compares it with a CPU GEMM
 // computed with the same (modelled, not hardware-verified) datapath.
 func TestCorpusTcgen05(t *testing.T) {
-	m := loadLaunch(t, "tcgen05_gemm", Options{Check: true})
-	if err := m.Run(); err != nil {
-		t.Fatal(err)
-	}
-	for _, h := range m.Errors() {
-		t.Errorf("unexpected hazard: %s", h)
-	}
+	m := runCorpus(t, "tcgen05_gemm", Options{Check: true})
 	dp, err := datapath.ParseInst("tcgen05.mma.cta_group::1.kind::f16", datapath.TCOptions{M: 128, N: 128, A: "bf16", B: "bf16", D: "f32"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, b := u16s(buf(t, m, "A")), u16s(buf(t, m, "B"))
 	want := refGemm(dp.Eval, a, b, 256, 256, 512)
-	got := buf(t, m, "C")
-	bad := 0
-	for i, w := range want {
-		g := uint64(binary.LittleEndian.Uint32(got[4*i:]))
-		if g != w && bad < 5 {
-			t.Errorf("C[%d][%d] = %#x, want %#x", i/256, i%256, g, w)
-			bad++
-		}
-	}
+	checkC32(t, buf(t, m, "C"), want, 256)
 }

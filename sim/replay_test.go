@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/tcsim/tcsim/fixtures"
 )
 
 // The corpus kernels recorded on an H100 (fixtures/corpus/NAME). Each is
@@ -41,14 +39,7 @@ func TestRecordedCorpus(t *testing.T) {
 			if _, err := os.Stat(dir); os.IsNotExist(err) {
 				t.Skipf("%s is not recorded yet; on an H100 run: %s", dir, recordCommand(rc.name))
 			}
-			c, err := fixtures.Load(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, mism, err := RunCase(c, Options{Check: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c, m, mism := runFixture(t, dir)
 			seen := false
 			for _, h := range m.Errors() {
 				if rc.expect != "" && h.Kind == rc.expect {

@@ -31,6 +31,24 @@ func prepare(src string, grid, block int, outBytes int, opts Options, extra ...f
 	return Prepare("t.ptx", []byte(ptxHeader+src), l, opts)
 }
 
+// noHazards reports every hazard m found as a test error.
+func noHazards(t testing.TB, m *Machine) {
+	t.Helper()
+	for _, h := range m.Errors() {
+		t.Errorf("unexpected hazard: %s", h)
+	}
+}
+
+// runErr prepares src like run and returns the error its run ends with.
+func runErr(t testing.TB, src string, grid, block int, outBytes int, opts Options) (*Machine, error) {
+	t.Helper()
+	m, err := prepare(src, grid, block, outBytes, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, m.Run()
+}
+
 func out32(t testing.TB, m *Machine) []uint32 {
 	b, err := m.Buffer("out")
 	if err != nil {
@@ -173,9 +191,7 @@ func TestEarlyExitAndBarrier(t *testing.T) {
 			t.Errorf("thread %d: got %d, want %d", i, v, want)
 		}
 	}
-	for _, h := range m.Errors() {
-		t.Errorf("unexpected hazard: %s", h)
-	}
+	noHazards(t, m)
 }
 
 func TestWarpExchange(t *testing.T) {
@@ -249,9 +265,7 @@ func TestAtomics(t *testing.T) {
 	if v[0] != 2*2016 || v[1] != 63 || v[2] != 0 || v[3] != 77 {
 		t.Errorf("atomics: %v, want [4032 63 0 77]", v)
 	}
-	for _, h := range m.Errors() {
-		t.Errorf("unexpected hazard: %s", h)
-	}
+	noHazards(t, m)
 }
 
 func TestCallsAndLocal(t *testing.T) {
@@ -314,11 +328,7 @@ func TestOutOfBounds(t *testing.T) {
 	st.global.u32 [%rd1], %r1;
 	ret;
 }`
-	m, err := prepare(src, 1, 64, 128, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = m.Run()
+	_, err := runErr(t, src, 1, 64, 128, Options{})
 	var f *Fault
 	if !errors.As(err, &f) {
 		t.Fatalf("want a fault, got %v", err)
@@ -402,11 +412,7 @@ func TestDeadlockReport(t *testing.T) {
 	bar.sync 1, 96;
 	ret;
 }`
-	m, err := prepare(src, 1, 64, 4, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = m.Run()
+	m, err := runErr(t, src, 1, 64, 4, Options{})
 	var dl *DeadlockError
 	if !errors.As(err, &dl) {
 		t.Fatalf("want a deadlock, got %v", err)

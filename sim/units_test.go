@@ -52,9 +52,7 @@ func TestClusterDSMEM(t *testing.T) {
 			t.Errorf("CTA %d read %d, want %d", i, v, want)
 		}
 	}
-	for _, h := range m.Errors() {
-		t.Errorf("unexpected hazard: %s", h)
-	}
+	noHazards(t, m)
 }
 
 // TestCpAsyncAndLdmatrix stages a 16x16 bf16 tile with cp.async (commit,
@@ -123,9 +121,7 @@ func TestCpAsyncAndLdmatrix(t *testing.T) {
 			}
 		}
 	}
-	for _, h := range m.Errors() {
-		t.Errorf("unexpected hazard: %s", h)
-	}
+	noHazards(t, m)
 }
 
 // TestRandomScheduleExplores: a kernel that reads another warp's shared
