@@ -152,29 +152,38 @@ func checkInstance(ci campaignInstance, hw []byte) CampaignResult {
 	return res
 }
 
+// parallel calls f(0), ..., f(n-1), as many at once as there are CPUs, and
+// returns when all have returned.
+func parallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.NumCPU())
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			f(i)
+		}()
+	}
+	wg.Wait()
+}
+
 func TestCheckCampaign(t *testing.T) {
 	if *campaignHW == "" || *campaignRecord == "" {
 		t.Skip("set -campaign.hw DIR -campaign.record FILE")
 	}
 	insts := campaignInstances()
 	results := make([]CampaignResult, len(insts))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.NumCPU())
-	for i, ci := range insts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			hw, err := os.ReadFile(filepath.Join(*campaignHW, ci.Tag+".D"))
-			if err != nil {
-				results[i] = CampaignResult{Tag: ci.Tag, First: []string{"no hardware output: " + err.Error()}, Mismatches: -1}
-				return
-			}
-			results[i] = checkInstance(ci, hw)
-		}()
-	}
-	wg.Wait()
+	parallel(len(insts), func(i int) {
+		ci := insts[i]
+		hw, err := os.ReadFile(filepath.Join(*campaignHW, ci.Tag+".D"))
+		if err != nil {
+			results[i] = CampaignResult{Tag: ci.Tag, First: []string{"no hardware output: " + err.Error()}, Mismatches: -1}
+			return
+		}
+		results[i] = checkInstance(ci, hw)
+	})
 	rec := CampaignRecord{Provenance: map[string]string{}, Instances: results}
 	for _, kv := range os.Environ() {
 		for _, k := range []string{"TCSIM_GPU", "TCSIM_DRIVER", "TCSIM_CUDA", "TCSIM_DATE", "TCSIM_COMMAND", "TCSIM_COMMIT"} {

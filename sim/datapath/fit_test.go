@@ -159,12 +159,7 @@ func TestDiagnose(t *testing.T) {
 		if v.Name != *diagVariant {
 			continue
 		}
-		d, err := os.ReadFile(filepath.Join(*fitDir, v.Name+".D"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := DiscoveryBatch(v, *probesRandom)
-		m := diagModel(v)
+		d, b, m := diagInputs(t, v)
 		shown := 0
 		for p := 0; p < b.T && shown < 6; p++ {
 			for i := 0; i < b.M && shown < 6; i++ {
@@ -184,3 +179,14 @@ func TestDiagnose(t *testing.T) {
 }
 
 func diagModel(v Variant) *Model { return ForVariant(v).(*Model) }
+
+// diagInputs loads what the diagnostics of variant v look at: the hardware's
+// D from -fit DIR, the discovery batch it was computed from and the model.
+func diagInputs(t *testing.T, v Variant) ([]byte, *Batch, *Model) {
+	t.Helper()
+	d, err := os.ReadFile(filepath.Join(*fitDir, v.Name+".D"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, DiscoveryBatch(v, *probesRandom), diagModel(v)
+}

@@ -13,7 +13,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -126,16 +125,11 @@ func TestWriteMMAFP8(t *testing.T) {
 	}
 }
 
-// FP8Result is one instance of the mma.sync FP8 record.
+// FP8Result is one instance of the mma.sync FP8 record: the set (probe or
+// rand), then the fields of a campaign result.
 type FP8Result struct {
-	Dir         string   `json:"set"`
-	Tag         string   `json:"tag"`
-	Inst        string   `json:"instruction"`
-	Problems    int      `json:"problems"`
-	DotProducts int      `json:"dot_products"`
-	HWSHA256    string   `json:"hw_sha256"`
-	Mismatches  int      `json:"mismatches_vs_model_at_record_time"`
-	First       []string `json:"first_mismatches,omitempty"`
+	Dir string `json:"set"`
+	CampaignResult
 }
 
 func (in fp8Instance) inst() string {
@@ -147,7 +141,7 @@ func (in fp8Instance) inst() string {
 
 func checkFP8(in fp8Instance, hw []byte) FP8Result {
 	b := in.batch()
-	res := FP8Result{Dir: in.Dir, Tag: in.Tag, Inst: in.inst(), Problems: b.T, DotProducts: b.T * b.M * b.N}
+	res := FP8Result{Dir: in.Dir, CampaignResult: CampaignResult{Tag: in.Tag, Inst: in.inst(), Problems: b.T, DotProducts: b.T * b.M * b.N}}
 	sum := sha256.Sum256(hw)
 	res.HWSHA256 = hex.EncodeToString(sum[:])
 	want := fp8Expected(in, b)
@@ -188,23 +182,15 @@ func TestCheckMMAFP8(t *testing.T) {
 	}
 	ins := fp8Instances()
 	results := make([]FP8Result, len(ins))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.NumCPU())
-	for i, in := range ins {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			hw, err := os.ReadFile(filepath.Join(*fp8HW, in.Dir, in.Tag+".D"))
-			if err != nil {
-				results[i] = FP8Result{Dir: in.Dir, Tag: in.Tag, Mismatches: -1, First: []string{"no hardware output: " + err.Error()}}
-				return
-			}
-			results[i] = checkFP8(in, hw)
-		}()
-	}
-	wg.Wait()
+	parallel(len(ins), func(i int) {
+		in := ins[i]
+		hw, err := os.ReadFile(filepath.Join(*fp8HW, in.Dir, in.Tag+".D"))
+		if err != nil {
+			results[i] = FP8Result{Dir: in.Dir, CampaignResult: CampaignResult{Tag: in.Tag, Mismatches: -1, First: []string{"no hardware output: " + err.Error()}}}
+			return
+		}
+		results[i] = checkFP8(in, hw)
+	})
 	rec := struct {
 		Provenance map[string]string `json:"provenance"`
 		Instances  []FP8Result       `json:"instances"`

@@ -2,11 +2,7 @@ package datapath
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -14,22 +10,9 @@ import (
 // fixtures/numerics/discovery: the seeded batches are regenerated and every
 // output of the Hopper profiles must equal the hardware's, bit for bit.
 func TestReplayDiscovery(t *testing.T) {
-	dir := filepath.Join("..", "..", "fixtures", "numerics", "discovery")
 	for _, v := range append(ProbeVariants(), MMAProbeVariants()...) {
 		t.Run(v.Name, func(t *testing.T) {
-			f, err := os.Open(filepath.Join(dir, v.Name+".D.gz"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			zr, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			hw, err := io.ReadAll(zr)
-			if err != nil {
-				t.Fatal(err)
-			}
+			hw := readDiscovery(t, v.Name)
 			b := DiscoveryBatch(v, 64)
 			want := b.Expected(ForVariant(v))
 			if len(hw) != len(want) {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -36,12 +34,7 @@ func TestExplainMismatches(t *testing.T) {
 			v = x
 		}
 	}
-	d, err := os.ReadFile(filepath.Join(*fitDir, v.Name+".D"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := DiscoveryBatch(v, *probesRandom)
-	m := diagModel(v)
+	d, b, m := diagInputs(t, v)
 	shown := 0
 	for p := 0; p < b.T && shown < 12; p++ {
 		for i := 0; i < b.M && shown < 12; i++ {
