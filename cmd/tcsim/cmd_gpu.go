@@ -297,17 +297,25 @@ func printRun(e *env, d *gpu.Device, l *fixtures.Launch, res *gpu.Result, limit 
 		if err != nil {
 			return err
 		}
-		label := res.Binding.Slot(j).Label()
-		if out.File != "" {
-			if err := os.WriteFile(out.File, r.Data, 0o644); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "%s: %d bytes written to %s\n", label, len(r.Data), out.File)
+		if err := emitOutput(w, res.Binding.Slot(j).Label(), out, r.Data, limit); err != nil {
+			return err
 		}
-		if out.File == "" || out.Type != fixtures.InvalidType {
-			fmt.Fprintf(w, "%s, %d bytes:\n", label, len(r.Data))
-			printValues(w, r.Data, out.Type, limit)
+	}
+	return nil
+}
+
+// emitOutput writes an output buffer of a run (gpu run, tcsim run) to its
+// --out file, and prints its values when it has no file or names a type.
+func emitOutput(w io.Writer, label string, out fixtures.Output, data []byte, limit int) error {
+	if out.File != "" {
+		if err := os.WriteFile(out.File, data, 0o644); err != nil {
+			return err
 		}
+		fmt.Fprintf(w, "%s: %d bytes written to %s\n", label, len(data), out.File)
+	}
+	if out.File == "" || out.Type != fixtures.InvalidType {
+		fmt.Fprintf(w, "%s, %d bytes:\n", label, len(data))
+		printValues(w, data, out.Type, limit)
 	}
 	return nil
 }

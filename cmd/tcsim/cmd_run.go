@@ -263,16 +263,8 @@ func printSimOutputs(w io.Writer, m *sim.Machine, l *fixtures.Launch, limit int)
 			return err
 		}
 		i, _ := m.Binding.Resolve(out.Param)
-		label := m.Binding.Slot(i).Label()
-		if out.File != "" {
-			if err := os.WriteFile(out.File, b.Data, 0o644); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "%s: %d bytes written to %s\n", label, len(b.Data), out.File)
-		}
-		if out.File == "" || out.Type != fixtures.InvalidType {
-			fmt.Fprintf(w, "%s, %d bytes:\n", label, len(b.Data))
-			printValues(w, b.Data, out.Type, limit)
+		if err := emitOutput(w, m.Binding.Slot(i).Label(), out, b.Data, limit); err != nil {
+			return err
 		}
 	}
 	return nil
