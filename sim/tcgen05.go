@@ -681,7 +681,7 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		}
 		lane := lane0 + int(f.row) - quarter
 		col += col0
-		if lane < quarter || lane >= quarter+32 || (li.lanes16 && false) {
+		if lane < quarter || lane >= quarter+32 {
 			if !reported {
 				reported = true
 				mach.hazard(Hazard{Kind: HzTmemLane, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
