@@ -319,6 +319,19 @@ func (o *descFlags) context() (desc.Context, error) {
 	return ctx, nil
 }
 
+// smemArch is the --arch of a shared-memory descriptor to decode:
+// ArchUnknown (detect it) when the flag is empty.
+func (o *descFlags) smemArch() (desc.Arch, error) {
+	if o.arch == "" {
+		return desc.ArchUnknown, nil
+	}
+	arch, err := desc.ParseArch(o.arch)
+	if err != nil {
+		return arch, usagef("--arch: %v", err)
+	}
+	return arch, nil
+}
+
 // idescContext checks the flags of an instruction descriptor and turns
 // them into a checking context and the kind.
 func (o *descFlags) idescContext() (desc.IDescContext, desc.Kind, error) {
@@ -376,11 +389,9 @@ func runDesc(e *env, opts any, args []string) error {
 		if err != nil {
 			return err
 		}
-		arch := desc.ArchUnknown
-		if o.arch != "" {
-			if arch, err = desc.ParseArch(o.arch); err != nil {
-				return usagef("--arch: %v", err)
-			}
+		arch, err := o.smemArch()
+		if err != nil {
+			return err
 		}
 		r = desc.ExplainSmem(v, arch, ctx)
 	}

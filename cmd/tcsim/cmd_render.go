@@ -134,27 +134,17 @@ func (rf *renderFlags) descGrid(arg string) (*render.Grid, error) {
 	if *rf.major == "" {
 		return nil, usagef("a DESCRIPTOR's picture needs --major K or MN")
 	}
-	var ctx desc.Context
-	if ctx.Major, err = desc.ParseMajor(*rf.major); err != nil {
-		return nil, usagef("--major: %v", err)
+	o := &descFlags{major: *rf.major, dtype: *rf.dtype, tile: *rf.tile, arch: *rf.arch}
+	if o.dtype == "" {
+		o.dtype = "bf16"
 	}
-	ctx.DType = "bf16"
-	if *rf.dtype != "" {
-		if _, err := desc.ElemBits(*rf.dtype); err != nil {
-			return nil, usagef("--dtype: %v", err)
-		}
-		ctx.DType = strings.ToLower(strings.TrimPrefix(*rf.dtype, "."))
+	ctx, err := o.context()
+	if err != nil {
+		return nil, err
 	}
-	if *rf.tile != "" {
-		if ctx.TileMN, ctx.TileK, err = desc.ParseTile(*rf.tile); err != nil {
-			return nil, usagef("--tile: %v", err)
-		}
-	}
-	arch := desc.ArchUnknown
-	if *rf.arch != "" {
-		if arch, err = desc.ParseArch(*rf.arch); err != nil {
-			return nil, usagef("--arch: %v", err)
-		}
+	arch, err := o.smemArch()
+	if err != nil {
+		return nil, err
 	}
 	r, err := desc.ExplainSmem(v, arch, ctx).WithFootprint()
 	if err != nil {
