@@ -272,12 +272,13 @@ type cRow struct {
 	neg     []int64
 	exp     []int32
 	special []bool
+	b32     bool // the accumulator is IEEE binary32: decoded inline
 }
 
 // decode fills r from the raw elements c of m.C.
 func (r *cRow) decode(m *Model, c []uint64) {
 	mag, neg, exp, special := r.mag[:len(c)], r.neg[:len(c)], r.exp[:len(c)], r.special[:len(c)]
-	if isBinary32(m.C) {
+	if r.b32 {
 		for j, raw := range c {
 			x := uint32(raw)
 			e := int32(x >> 23 & 0xFF)
@@ -328,7 +329,7 @@ func (m *Model) matmulFused(M, N, K int, a, b, c []uint64) []uint64 {
 	B := m.predecode(b, N, K, m.B)
 	cfrac := m.C.MantBits
 	rz := newRZ(m)
-	C := cRow{make([]uint64, N), make([]int64, N), make([]int32, N), make([]bool, N)}
+	C := cRow{make([]uint64, N), make([]int64, N), make([]int32, N), make([]bool, N), isBinary32(m.C)}
 	sums, scales := make([]int64, N), make([]int32, N)
 	d := make([]uint64, M*N)
 	// scaled reports the float64 2^(L - emax), if it is a normal number.
