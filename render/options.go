@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tcsim/tcsim/isa/suggest"
+	"github.com/tcsim/tcsim/internal/suggest"
 )
 
 // LabelMode chooses what an Offsets cell shows. Owner cells always show

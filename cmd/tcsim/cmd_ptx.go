@@ -11,8 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tcsim/tcsim/internal/suggest"
 	"github.com/tcsim/tcsim/isa/ptx"
-	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 func init() {

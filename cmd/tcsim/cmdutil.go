@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tcsim/tcsim/isa/suggest"
+	"github.com/tcsim/tcsim/internal/suggest"
 )
 
 // groupRun is the run function of a command that only groups

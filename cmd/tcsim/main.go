@@ -24,7 +24,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tcsim/tcsim/isa/suggest"
+	"github.com/tcsim/tcsim/internal/suggest"
 )
 
 // command is one tcsim subcommand. Commands register themselves from

@@ -17,7 +17,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tcsim/tcsim/isa/suggest"
+	"github.com/tcsim/tcsim/internal/suggest"
 )
 
 // Kind says how a format's bits are read.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tcsim/tcsim/isa/suggest"
+	"github.com/tcsim/tcsim/internal/suggest"
 )
 
 // Type is a cvt instruction type: one element format, possibly packed

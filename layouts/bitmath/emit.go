@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tcsim/tcsim/isa/suggest"
+	"github.com/tcsim/tcsim/internal/suggest"
 )
 
 // Lang is a language Emit writes programs in.

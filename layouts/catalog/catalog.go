@@ -65,7 +65,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tcsim/tcsim/isa/suggest"
+	"github.com/tcsim/tcsim/internal/suggest"
 	"github.com/tcsim/tcsim/layouts"
 )
 

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tcsim/tcsim/internal/suggest"
 	"github.com/tcsim/tcsim/isa/numfmt"
-	"github.com/tcsim/tcsim/isa/suggest"
 )
 
 // Inst is one MMA instruction as `tcsim mma` runs it: its shape, operand
