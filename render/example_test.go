@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/layouts"
 	"github.com/tcsim/tcsim/layouts/catalog"
 	"github.com/tcsim/tcsim/render"
@@ -107,4 +108,24 @@ func ExampleFromAtom() {
 	//   1  T4V0  T4V1  T5V0  T5V1
 	//   2  T8V0  T8V1  T9V0  T9V1
 	//   3 T12V0 T12V1 T13V0 T13V1
+}
+
+// Which shared-memory chunks do the first four rows of a 8x16 bf16
+// K-major tile read under 128-byte swizzle?
+func ExampleDrawFootprint() {
+	r, _ := desc.ExplainSmem(0x4000004000010040, desc.SM90, desc.Context{Major: desc.MajorK, DType: "bf16", TileMN: 8, TileK: 16}).WithFootprint()
+	render.DrawFootprint(os.Stdout, r.Footprint[:4], r.Operand, render.FootprintOptions{})
+	// Output:
+	// shared memory 0x00400-0x005bf (448 bytes)
+	// one line per 128 bytes (32 banks), one cell per 16-byte chunk, labeled core.row
+	//   offset  +0    +16   +32   +48   +64   +80   +96   +112
+	//   banks   0-3   4-7   8-11  12-15 16-19 20-23 24-27 28-31
+	//   0x00400 0.0   .     .     .     .     .     .     .
+	//   0x00480 .     0.1   .     .     .     .     .     .
+	//   0x00500 .     .     0.2   .     .     .     .     .
+	//   0x00580 .     .     .     0.3   .     .     .     .
+	//
+	// core matrices (K-major: 8 M/N rows x 16 bytes = 8 elements of K each):
+	//   core  M/N       K         address of row 0 .. row 7
+	//   0     0-3       0-7       0x00400 0x00490 0x00520 0x005b0
 }

@@ -163,9 +163,9 @@ func (v *descView) recompute() {
 	v.report = r
 	var g *render.Grid
 	if v.memory {
-		g, err = desc.MemoryGrid(r.Footprint)
+		g, err = render.FootprintMemoryGrid(r.Footprint)
 	} else {
-		g, err = desc.TileGrid(r.Footprint, r.Operand)
+		g, err = render.FootprintTileGrid(r.Footprint, r.Operand)
 	}
 	if err != nil {
 		v.fpErr = err

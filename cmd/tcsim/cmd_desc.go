@@ -11,6 +11,7 @@ import (
 	"github.com/tcsim/tcsim/gpu"
 	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/isa/desc/gpurun"
+	"github.com/tcsim/tcsim/render"
 )
 
 // descFlags are the flags of `tcsim desc` and `tcsim desc encode`.
@@ -427,7 +428,7 @@ func finishReport(e *env, o *descFlags, r desc.Report) error {
 		if fr.Layout.Swizzle.Repeat() > 0 && fr.Layout.BaseOffset != 0 {
 			fmt.Fprintf(e.stdout, "base offset %d: each row's XOR phase is ((addr >> 7) - %d), as the H100 reads it (tcsim desc probe)\n", fr.Layout.BaseOffset, fr.Layout.BaseOffset)
 		}
-		if err := desc.DrawFootprint(e.stdout, fr.Footprint, fr.Operand, desc.DrawOptions{ANSI: o.colour(e)}); err != nil {
+		if err := render.DrawFootprint(e.stdout, fr.Footprint, fr.Operand, render.FootprintOptions{ANSI: o.colour(e)}); err != nil {
 			return err
 		}
 	}

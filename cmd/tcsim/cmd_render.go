@@ -152,9 +152,9 @@ func (rf *renderFlags) descGrid(arg string) (*render.Grid, error) {
 	}
 	var g *render.Grid
 	if *rf.bytes {
-		g, err = desc.MemoryGrid(r.Footprint)
+		g, err = render.FootprintMemoryGrid(r.Footprint)
 	} else {
-		g, err = desc.TileGrid(r.Footprint, r.Operand)
+		g, err = render.FootprintTileGrid(r.Footprint, r.Operand)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("descriptor %#x: %w", v, err)

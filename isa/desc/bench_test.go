@@ -1,12 +1,10 @@
 package desc
 
-import (
-	"io"
-	"testing"
-)
+import "testing"
 
 // The baseline is decoding alone; the others are what the TUI's
-// descriptor view redoes on every edit. Compare them as ratios.
+// descriptor view redoes on every edit (render.BenchmarkDrawFootprint64x16
+// draws the result). Compare them as ratios.
 
 func BenchmarkDecodeWGMMA(b *testing.B) {
 	for i := 0; i < b.N; i++ {
@@ -26,18 +24,6 @@ func BenchmarkFootprint128x64(b *testing.B) {
 	op := Operand{Major: MajorK, ElemBits: 16, MN: 128, K: 64}
 	for i := 0; i < b.N; i++ {
 		if _, err := Footprint(l, op); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkDrawFootprint64x16(b *testing.B) {
-	r, err := ExplainSmem(0x4000004000010040, SM90, Context{Major: MajorK, DType: "bf16", TileMN: 64, TileK: 16}).WithFootprint()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for i := 0; i < b.N; i++ {
-		if err := DrawFootprint(io.Discard, r.Footprint, r.Operand, DrawOptions{ANSI: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -4,7 +4,7 @@
 // shared-memory descriptor (TCGen05Smem) and the tcgen05 instruction
 // descriptor (IDesc). Footprint computes which shared-memory bytes every
 // core matrix of an operand reads under a descriptor, with the swizzle
-// applied, and DrawFootprint draws it.
+// applied, and render.DrawFootprint draws it.
 //
 // # Field tables
 //

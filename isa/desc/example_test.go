@@ -2,7 +2,6 @@ package desc_test
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/tcsim/tcsim/isa/desc"
 )
@@ -73,24 +72,6 @@ func ExampleFootprint() {
 	// core 0 row 0: M 0, K 0-7 at 0x400
 	// core 0 row 1: M 1, K 0-7 at 0x490
 	// core 0 row 2: M 2, K 0-7 at 0x520
-}
-
-func ExampleDrawFootprint() {
-	r, _ := desc.ExplainSmem(0x4000004000010040, desc.SM90, desc.Context{Major: desc.MajorK, DType: "bf16", TileMN: 8, TileK: 16}).WithFootprint()
-	desc.DrawFootprint(os.Stdout, r.Footprint[:4], r.Operand, desc.DrawOptions{})
-	// Output:
-	// shared memory 0x00400-0x005bf (448 bytes)
-	// one line per 128 bytes (32 banks), one cell per 16-byte chunk, labeled core.row
-	//   offset  +0    +16   +32   +48   +64   +80   +96   +112
-	//   banks   0-3   4-7   8-11  12-15 16-19 20-23 24-27 28-31
-	//   0x00400 0.0   .     .     .     .     .     .     .
-	//   0x00480 .     0.1   .     .     .     .     .     .
-	//   0x00500 .     .     0.2   .     .     .     .     .
-	//   0x00580 .     .     .     0.3   .     .     .     .
-	//
-	// core matrices (K-major: 8 M/N rows x 16 bytes = 8 elements of K each):
-	//   core  M/N       K         address of row 0 .. row 7
-	//   0     0-3       0-7       0x00400 0x00490 0x00520 0x005b0
 }
 
 // ExplainSmem decodes a descriptor, detecting its family (bits 46-48 are

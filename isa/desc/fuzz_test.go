@@ -32,11 +32,9 @@ func FuzzSmemDescriptor(f *testing.F) {
 		if w, err := DecodeTCGen05Smem(v).Encode(); err != nil || w != v {
 			t.Fatalf("tcgen05 round trip %#x -> %#x, %v", v, w, err)
 		}
-		if fr, err := r.WithFootprint(); err == nil {
-			var b strings.Builder
-			if err := DrawFootprint(&b, fr.Footprint, fr.Operand, DrawOptions{MaxLines: 64}); err != nil {
-				t.Fatal(err)
-			}
+		// render.FuzzDrawFootprint draws the footprint of the same inputs.
+		if fr, err := r.WithFootprint(); err == nil && len(fr.Footprint) == 0 {
+			t.Fatal("a footprint without reads")
 		}
 	})
 }
