@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/tcsim/tcsim/gpu"
+	"github.com/tcsim/tcsim/gpu/descrun"
 	"github.com/tcsim/tcsim/isa/desc"
-	"github.com/tcsim/tcsim/isa/desc/gpurun"
 	"github.com/tcsim/tcsim/render"
 )
 
@@ -182,7 +182,7 @@ func runDescProbe(e *env, opts any, args []string) error {
 		i := dev.Info
 		fmt.Fprintf(e.stdout, "device %s (%s), driver %s, CUDA %s\n", i.Name, i.Arch(), i.DriverVersion, i.CUDA())
 		var runErr error
-		if out, runErr = gpurun.Run(dev, p); runErr != nil {
+		if out, runErr = descrun.Run(dev, p); runErr != nil {
 			fmt.Fprintf(e.stdout, "run stopped: %v\n", runErr)
 		}
 		if o.out != "" {

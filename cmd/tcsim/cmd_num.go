@@ -17,8 +17,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/tcsim/tcsim/gpu"
+	"github.com/tcsim/tcsim/gpu/numrun"
 	"github.com/tcsim/tcsim/isa/numfmt"
-	"github.com/tcsim/tcsim/isa/numfmt/gpurun"
 )
 
 func init() {
@@ -661,7 +661,7 @@ func runNumProbeRun(e *env, opts any, args []string) error {
 	if len(args) > 0 {
 		return usagef("num probe run takes flags only")
 	}
-	c := gpurun.Campaign{Random: o.random}
+	c := numrun.Campaign{Random: o.random}
 	if o.filter != "" {
 		re, err := regexp.Compile(o.filter)
 		if err != nil {
@@ -674,10 +674,10 @@ func runNumProbeRun(e *env, opts any, args []string) error {
 		return err
 	}
 	defer dev.Close()
-	prov := gpurun.Provenance(dev, "tcsim "+Version, "tcsim num probe run "+strings.Join(os.Args[min(len(os.Args), 4):], " "))
+	prov := numrun.Provenance(dev, "tcsim "+Version, "tcsim num probe run "+strings.Join(os.Args[min(len(os.Args), 4):], " "))
 	var mu sync.Mutex
 	bad := 0
-	c.Progress = func(r *gpurun.Result) {
+	c.Progress = func(r *numrun.Result) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch {
@@ -694,7 +694,7 @@ func runNumProbeRun(e *env, opts any, args []string) error {
 			fmt.Fprintf(e.stdout, "ok    %s: %d cases\n", r.Spec, r.Check.N)
 		}
 	}
-	results := gpurun.RunCampaign(dev, c, prov)
+	results := numrun.RunCampaign(dev, c, prov)
 	var recs []*numfmt.Record
 	total := 0
 	for _, r := range results {

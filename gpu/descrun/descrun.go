@@ -1,7 +1,7 @@
-// Package gpurun runs the descriptor probe of package desc on a GPU: it is
+// Package descrun runs the descriptor probe of package desc on a GPU: it is
 // the only part of the descriptor work that needs one. desc builds the
 // probe and checks the output without a GPU.
-package gpurun
+package descrun
 
 import (
 	"encoding/binary"

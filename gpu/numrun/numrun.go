@@ -1,8 +1,8 @@
-// Package gpurun runs numfmt's cvt probes on a GPU through package gpu and
+// Package numrun runs numfmt's cvt probes on a GPU through package gpu and
 // records what the hardware computed. It is the only part of the number
 // format work that needs a GPU; numfmt itself generates the probes and
 // checks outputs without one.
-package gpurun
+package numrun
 
 import (
 	"encoding/binary"
