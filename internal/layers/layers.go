@@ -1,0 +1,60 @@
+// Package layers states tcsim's layer rule as data: which groups of
+// packages may import which. Its test lists every package of the module
+// with `go list` and fails on any import (of a package or of its tests)
+// that the table does not allow. There are no exceptions: a new package
+// must be placed in a group, and a new edge either fits the table or the
+// code moves.
+//
+// The groups, lowest first:
+//
+//	internal/*     helpers with no tcsim imports (suggest, layers)
+//	layouts/*      CuTe algebra, atoms (catalog), F2 bitmath, expressions
+//	isa/*          PTX front end, number formats, descriptors
+//	launch         the launch model: grid, block, parameters, bindings
+//	fixtures       recorded cases: storage, loading, verification, provenance
+//	sim/datapath   the tensor-core arithmetic
+//	sim            machine state, semantics, hazards, stepping
+//	gpu, gpu/*     the CUDA driver and hardware probes, beside sim: never sim
+//	render         pictures (text, ANSI, SVG, PNG, HTML)
+//	tui            the Bubble Tea explorer
+//	cmd/*          the tcsim binary
+package layers
+
+import "strings"
+
+// Allowed maps each group to the groups its packages may import, itself
+// included. The table is transitive: a group may import everything the
+// groups below it may.
+var Allowed = map[string][]string{
+	"internal":     {"internal"},
+	"layouts":      {"internal", "layouts"},
+	"isa":          {"internal", "layouts", "isa"},
+	"launch":       {"internal", "layouts", "isa", "launch"},
+	"fixtures":     {"internal", "layouts", "isa", "launch", "fixtures"},
+	"sim/datapath": {"internal", "layouts", "isa", "sim/datapath"},
+	"sim":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim"},
+	"gpu":          {"internal", "layouts", "isa", "launch", "fixtures", "gpu"},
+	"render":       {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim", "render"},
+	"tui":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim", "render", "tui"},
+	"cmd":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim", "gpu", "render", "tui", "cmd"},
+}
+
+// Module is the module path; packages outside it are not in any group.
+const Module = "github.com/tcsim/tcsim"
+
+// Group returns the group of a package of the module ("sim/datapath" for
+// github.com/tcsim/tcsim/sim/datapath, "isa" for .../isa/ptx), or "" for
+// a package outside the module or in no group.
+func Group(importPath string) string {
+	rel, ok := strings.CutPrefix(importPath, Module+"/")
+	if !ok {
+		return ""
+	}
+	best := ""
+	for g := range Allowed {
+		if (rel == g || strings.HasPrefix(rel, g+"/")) && len(g) > len(best) {
+			best = g
+		}
+	}
+	return best
+}
