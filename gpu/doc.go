@@ -13,7 +13,7 @@
 // Advisories picks out); Module.Function finds a kernel; Device.Alloc and
 // Buffer move memory; Device.EncodeTiled builds a CUtensorMap;
 // Function.Launch launches, with clusters through cuLaunchKernelEx;
-// Event times. Device.Run does all of it for a fixtures.Launch, the
+// Event times. Device.Run does all of it for a launch.Launch, the
 // launch description shared with the simulator.
 //
 // Every driver failure is an *Error carrying the CUresult's name; JIT

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/gpu"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // Run a PTX kernel once, as 'tcsim gpu run' does: describe the launch with
-// the fixtures package, hand it with the PTX to Device.Run and read the
+// package launch, hand it with the PTX to Device.Run and read the
 // output buffer back. (No output is checked: it needs an NVIDIA GPU.)
 func ExampleDevice_Run() {
 	ptx := []byte(`.version 8.0
@@ -28,12 +28,12 @@ func ExampleDevice_Run() {
 	ret;
 }
 `)
-	p, err := fixtures.ParseParam("out=buf:size=512")
+	p, err := launch.ParseParam("out=buf:size=512")
 	if err != nil {
 		panic(err)
 	}
-	l := &fixtures.Launch{Grid: fixtures.Dim3{1, 1, 1}, Block: fixtures.Dim3{128, 1, 1}, Params: []fixtures.Param{p},
-		Outputs: []fixtures.Output{{Param: "out", Type: fixtures.U32}}}
+	l := &launch.Launch{Grid: launch.Dim3{1, 1, 1}, Block: launch.Dim3{128, 1, 1}, Params: []launch.Param{p},
+		Outputs: []launch.Output{{Param: "out", Type: launch.U32}}}
 	d, err := gpu.Open(0)
 	if errors.Is(err, gpu.ErrNoDriver) {
 		fmt.Println(err)

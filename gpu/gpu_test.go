@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // These tests need an NVIDIA GPU and driver; without one they skip with
@@ -56,10 +56,10 @@ func readPTX(t *testing.T, name string) []byte {
 	return b
 }
 
-// launch builds a launch from flag-style specs.
-func launch(t *testing.T, kernel, grid, block string, params ...string) *fixtures.Launch {
+// mkLaunch builds a launch from flag-style specs.
+func mkLaunch(t *testing.T, kernel, grid, block string, params ...string) *launch.Launch {
 	t.Helper()
-	lf := fixtures.LaunchFlags{Params: params}
+	lf := launch.LaunchFlags{Params: params}
 	lf.Kernel.Set(kernel)
 	lf.Grid.Set(grid)
 	lf.Block.Set(block)
@@ -121,9 +121,9 @@ func TestMemory(t *testing.T) {
 func TestSaxpy(t *testing.T) {
 	d := openOrSkip(t)
 	const n = 1000 // not a multiple of the block: the bounds check matters
-	l := launch(t, "saxpy", "8", "128",
+	l := mkLaunch(t, "saxpy", "8", "128",
 		"n=u32:1000", "a=f32:2.5", "x=buf:size=4096,fill=iota:f32:0:0.25", "y=buf:size=4096,fill=const:f32:-1")
-	l.Outputs = []fixtures.Output{{Param: "y"}}
+	l.Outputs = []launch.Output{{Param: "y"}}
 	res, err := d.Run("saxpy.ptx", readPTX(t, "saxpy.ptx"), l, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestSaxpy(t *testing.T) {
 
 func TestParamPacking(t *testing.T) {
 	d := openOrSkip(t)
-	l := launch(t, "params", "1", "1",
+	l := mkLaunch(t, "params", "1", "1",
 		"u8:0xa5", "u16:0xbeef", "u32:0xdeadbeef", "u64:0x0123456789abcdef", "f32:-1.5", "f64:3.25",
 		"bytes:0102030405060708090a0b0c", "out=buf:size=72")
 	res, err := d.Run("params.ptx", readPTX(t, "params.ptx"), l, RunOptions{})
@@ -195,7 +195,7 @@ func TestDynamicSharedMemoryOptIn(t *testing.T) {
 	if d.Info.SharedPerBlockOptin < smem {
 		t.Skipf("the GPU allows %d bytes per block", d.Info.SharedPerBlockOptin)
 	}
-	l := launch(t, "dsmem", "1", "256", "out=buf:size=1024", "nbytes=u32:100000")
+	l := mkLaunch(t, "dsmem", "1", "256", "out=buf:size=1024", "nbytes=u32:100000")
 	l.SharedMem = smem
 	res, err := d.Run("dsmem.ptx", readPTX(t, "dsmem.ptx"), l, RunOptions{})
 	if err != nil {
@@ -219,8 +219,8 @@ func TestClusterLaunch(t *testing.T) {
 	if !d.Info.ClusterLaunch {
 		t.Skip("the GPU does not support cluster launch")
 	}
-	l := launch(t, "cluster_ids", "4,2", "32", "out=buf:size=128")
-	l.Cluster = fixtures.Dim3{2, 1, 1}
+	l := mkLaunch(t, "cluster_ids", "4,2", "32", "out=buf:size=128")
+	l.Cluster = launch.Dim3{2, 1, 1}
 	res, err := d.Run("cluster.ptx", readPTX(t, "cluster.ptx"), l, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -252,16 +252,16 @@ func TestTMA(t *testing.T) {
 		x0, y0  int
 	}{{"none", 64, 32}, {"128B", 64, 32}, {"128B", 96, 48}} {
 		t.Run(c.swizzle, func(t *testing.T) {
-			l := launch(t, "tma_tile", "1", "128",
+			l := mkLaunch(t, "tma_tile", "1", "128",
 				"tmap:buf=src,dtype=bf16,dims=128x96,box=64x64,swizzle="+c.swizzle,
 				"out=buf:size=8192",
 				"x0=u32:"+strconv.Itoa(c.x0), "y0=u32:"+strconv.Itoa(c.y0), "nbytes=u32:8192")
-			src, err := fixtures.ParseParam("src=buf:size=24576,fill=iota:u16")
+			src, err := launch.ParseParam("src=buf:size=24576,fill=iota:u16")
 			if err != nil {
 				t.Fatal(err)
 			}
-			l.Buffers = []fixtures.Param{src}
-			l.Outputs = []fixtures.Output{{Param: "out"}}
+			l.Buffers = []launch.Param{src}
+			l.Outputs = []launch.Output{{Param: "out"}}
 			res, err := d.Run("tma.ptx", ptx, l, RunOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -297,7 +297,7 @@ func TestWGMMA(t *testing.T) {
 	}
 	ptx := readPTX(t, "wgmma.ptx")
 	for _, k := range []string{"wgmma_ones", "wgmma_nowait"} {
-		l := launch(t, k, "1", "128", "out=buf:size=2048,fill=const:f32:-7")
+		l := mkLaunch(t, k, "1", "128", "out=buf:size=2048,fill=const:f32:-7")
 		res, err := d.Run("wgmma.ptx", ptx, l, RunOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -346,7 +346,7 @@ func TestJITError(t *testing.T) {
 func TestLaunchFault(t *testing.T) {
 	if os.Getenv("TCSIM_GPU_FAULT_CHILD") == "1" {
 		d := openOrSkip(t)
-		l := launch(t, "fault", "1", "1", "u64:0")
+		l := mkLaunch(t, "fault", "1", "1", "u64:0")
 		_, err := d.Run("fault.ptx", readPTX(t, "fault.ptx"), l, RunOptions{})
 		var ce *Error
 		if !errors.As(err, &ce) || !ce.Sticky() || ce.Kernel != "fault" {

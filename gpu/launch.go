@@ -3,14 +3,14 @@ package gpu
 import (
 	"fmt"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // LaunchConfig is one kernel launch at the driver level.
 type LaunchConfig struct {
-	Grid, Block fixtures.Dim3
-	Cluster     fixtures.Dim3 // zero: a plain launch (cuLaunchKernel)
-	SharedMem   int           // dynamic shared memory bytes
+	Grid, Block launch.Dim3
+	Cluster     launch.Dim3 // zero: a plain launch (cuLaunchKernel)
+	SharedMem   int         // dynamic shared memory bytes
 	// Args holds each parameter's by-value bytes in .entry order: scalars
 	// little-endian, buffers as their 8-byte device address, tensor maps
 	// as their 128 encoded bytes.

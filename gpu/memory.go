@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // Buffer is device memory.
@@ -87,7 +87,7 @@ const TensorMapBytes = 128
 
 // EncodeTiled encodes a tiled tensor map (cuTensorMapEncodeTiled) over
 // device memory at addr + m.Offset.
-func (d *Device) EncodeTiled(m *fixtures.TensorMap, addr uint64) ([TensorMapBytes]byte, error) {
+func (d *Device) EncodeTiled(m *launch.TensorMap, addr uint64) ([TensorMapBytes]byte, error) {
 	var out [TensorMapBytes]byte
 	if err := m.Validate(); err != nil {
 		return out, err

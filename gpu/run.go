@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // Output is the contents of one buffer after a run.
@@ -19,7 +19,7 @@ type Output struct {
 // Result is what Run reports.
 type Result struct {
 	Kernel  string
-	Binding *fixtures.Binding
+	Binding *launch.Binding
 	Attrs   FuncAttrs
 	JITLog  string        // the JIT's info log, as ptxas wrote it
 	JITMS   float32       // the JIT's wall time
@@ -70,23 +70,23 @@ type RunOptions struct {
 // are allowed. Everything is freed before Run returns. A fault in the
 // kernel returns an *Error naming the kernel; such an error is sticky (see
 // Error.Sticky) and the device is unusable for the rest of the process.
-func (d *Device) Run(name string, ptx []byte, l *fixtures.Launch, opt RunOptions) (*Result, error) {
-	entry, err := fixtures.FindEntry(name, ptx, l.Kernel)
+func (d *Device) Run(name string, ptx []byte, l *launch.Launch, opt RunOptions) (*Result, error) {
+	kernel, err := launch.ParseKernel(name, ptx, l.Kernel)
 	if err != nil {
 		return nil, err
 	}
-	b, err := l.Bind(entry)
+	b, err := l.Bind(kernel)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Kernel: entry.Name, Binding: b}
+	res := &Result{Kernel: kernel.Name, Binding: b}
 
 	// Host-side contents first: bad input files fail before the GPU works.
 	// Slots are the kernel's parameters followed by the extra buffers.
 	slots := b.Slots()
 	contents := make([][]byte, len(slots))
 	for i, p := range slots {
-		if p.Param.Kind == fixtures.BufferParam {
+		if p.Param.Kind == launch.BufferParam {
 			if contents[i], err = p.Param.Contents(); err != nil {
 				return nil, fmt.Errorf("%s: %w", p.Label(), err)
 			}
@@ -108,7 +108,7 @@ func (d *Device) Run(name string, ptx []byte, l *fixtures.Launch, opt RunOptions
 	}
 	defer mod.Unload()
 	res.JITLog, res.JITMS = mod.InfoLog, mod.WallMS
-	fn, err := mod.Function(entry.Name)
+	fn, err := mod.Function(kernel.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +120,7 @@ func (d *Device) Run(name string, ptx []byte, l *fixtures.Launch, opt RunOptions
 	if need := l.SharedMem + fn.Attrs.StaticShared; l.SharedMem > 0 && need > defaultDynamicSharedLimit {
 		if limit := d.Info.SharedPerBlockOptin; need > limit {
 			return nil, fmt.Errorf("kernel %s: %d bytes of dynamic shared memory + %d static = %d exceed the device's %d per block",
-				entry.Name, l.SharedMem, fn.Attrs.StaticShared, need, limit)
+				kernel.Name, l.SharedMem, fn.Attrs.StaticShared, need, limit)
 		}
 		if err := fn.SetMaxDynamicSharedMemory(l.SharedMem); err != nil {
 			return nil, err
@@ -143,7 +143,7 @@ func (d *Device) Run(name string, ptx []byte, l *fixtures.Launch, opt RunOptions
 	args := make([][]byte, len(b.Params))
 	for i, p := range slots {
 		switch p.Param.Kind {
-		case fixtures.BufferParam:
+		case launch.BufferParam:
 			if bufs[i], err = d.Alloc(len(contents[i])); err != nil {
 				return nil, fmt.Errorf("%s: %w", p.Label(), err)
 			}
@@ -153,7 +153,7 @@ func (d *Device) Run(name string, ptx []byte, l *fixtures.Launch, opt RunOptions
 			if !p.Extra {
 				args[i] = binary.LittleEndian.AppendUint64(nil, bufs[i].Ptr)
 			}
-		case fixtures.ScalarParam, fixtures.BytesParam:
+		case launch.ScalarParam, launch.BytesParam:
 			args[i] = p.Param.ScalarBytes()
 		}
 	}
@@ -191,7 +191,7 @@ func (d *Device) Run(name string, ptx []byte, l *fixtures.Launch, opt RunOptions
 	if err := d.Synchronize(); err != nil {
 		var ce *Error
 		if errors.As(err, &ce) {
-			ce.Kernel = entry.Name
+			ce.Kernel = kernel.Name
 		}
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func (d *Device) Run(name string, ptx []byte, l *fixtures.Launch, opt RunOptions
 // checkParamSizes compares the driver's parameter sizes with the PTX
 // declarations, where the driver can report them, and returns the driver's
 // offsets.
-func (d *Device) checkParamSizes(fn *Function, b *fixtures.Binding) ([]int, bool, error) {
+func (d *Device) checkParamSizes(fn *Function, b *launch.Binding) ([]int, bool, error) {
 	offs, sizes, ok, err := fn.ParamLayout(len(b.Params))
 	if err != nil || !ok {
 		return nil, false, err

@@ -7,18 +7,19 @@ import (
 
 	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // Prepare parses and validates PTX source, compiles the launch's kernel and
 // binds the launch to it: everything before Run. filename names the source
 // in messages. PTX errors come back as a ptx.ErrorList (file:line:col);
 // launch errors name the field.
-func Prepare(filename string, src []byte, l *fixtures.Launch, opts Options) (*Machine, error) {
+func Prepare(filename string, src []byte, l *launch.Launch, opts Options) (*Machine, error) {
 	p, err := CompileSource(filename, src, l.Kernel)
 	if err != nil {
 		return nil, err
 	}
-	return p.Launch(src, l, opts)
+	return p.Launch(l, opts)
 }
 
 // CompileSource parses, validates and compiles one kernel of a PTX module.
@@ -37,8 +38,8 @@ func CompileSource(filename string, src []byte, kernel string) (*Program, error)
 }
 
 // Launch binds l to the program's kernel and prepares a machine.
-func (p *Program) Launch(src []byte, l *fixtures.Launch, opts Options) (*Machine, error) {
-	e, err := fixtures.FindEntry(p.Filename, src, p.Kernel.Name)
+func (p *Program) Launch(l *launch.Launch, opts Options) (*Machine, error) {
+	k, err := launch.FindKernel(p.Module, p.Kernel.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func (p *Program) Launch(src []byte, l *fixtures.Launch, opts Options) (*Machine
 	if l.Kernel == "" {
 		l.Kernel = p.Kernel.Name
 	}
-	b, err := l.Bind(e)
+	b, err := l.Bind(k)
 	if err != nil {
 		return nil, err
 	}
@@ -76,13 +77,13 @@ func RunCase(c *fixtures.Case, opts Options) (*Machine, []Mismatch, error) {
 	return m, out, nil
 }
 
-func outputType(l *fixtures.Launch, name string) fixtures.ScalarType {
+func outputType(l *launch.Launch, name string) launch.ScalarType {
 	for _, o := range l.Outputs {
 		if o.Param == name {
 			return o.Type
 		}
 	}
-	return fixtures.InvalidType
+	return launch.InvalidType
 }
 
 // Mismatch is the first difference between an expected and a simulated
@@ -103,12 +104,12 @@ func (m Mismatch) String() string {
 
 // Compare compares two buffers element by element (t gives the element
 // type; InvalidType compares bytes). It returns nil when they are equal.
-func Compare(name string, _ []fixtures.CaseOutput, want, got []byte, t fixtures.ScalarType) *Mismatch {
+func Compare(name string, _ []fixtures.CaseOutput, want, got []byte, t launch.ScalarType) *Mismatch {
 	if bytes.Equal(want, got) {
 		return nil
 	}
 	es := 1
-	if t != fixtures.InvalidType {
+	if t != launch.InvalidType {
 		es = t.Size()
 	}
 	n := max(len(want), len(got)) / es
@@ -134,15 +135,15 @@ func Compare(name string, _ []fixtures.CaseOutput, want, got []byte, t fixtures.
 	return mm
 }
 
-func fmtElem(b []byte, t fixtures.ScalarType) string {
+func fmtElem(b []byte, t launch.ScalarType) string {
 	if b == nil {
 		return "(missing)"
 	}
 	v := le(b)
-	if t == fixtures.InvalidType {
+	if t == launch.InvalidType {
 		return fmt.Sprintf("%#02x", v)
 	}
-	return fmt.Sprintf("%s (%#x)", fixtures.FormatValue(t, v), v)
+	return fmt.Sprintf("%s (%#x)", launch.FormatValue(t, v), v)
 }
 
 // Kernels lists the kernels (.entry functions with a body) of a module.

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // Asynchronous operations (TMA and bulk copies, cp.async, tcgen05.mma and
@@ -424,7 +424,7 @@ func (c *CTA) checkExit() {
 type tensorMap struct {
 	idx     int
 	name    string
-	m       *fixtures.TensorMap
+	m       *launch.TensorMap
 	buf     *Buffer
 	base    uint64
 	esize   int
@@ -438,7 +438,7 @@ type tensorMap struct {
 	oobNaN  bool
 }
 
-func newTensorMap(m *fixtures.TensorMap, buf *Buffer, name string) (*tensorMap, error) {
+func newTensorMap(m *launch.TensorMap, buf *Buffer, name string) (*tensorMap, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}

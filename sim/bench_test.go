@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/isa/numfmt"
+	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/sim/datapath"
 )
 
@@ -34,7 +34,7 @@ L:	add.u32 %r9, %r9, %r1;
 ` + storeTid
 
 func intLaunch(b testing.TB, iters int, workers int) *Machine {
-	m, err := prepare(intKernel, 8, 256, 4*8*256, Options{Workers: workers}, fixtures.Scalar("n", fixtures.U32, uint64(iters)))
+	m, err := prepare(intKernel, 8, 256, 4*8*256, Options{Workers: workers}, launch.Scalar("n", launch.U32, uint64(iters)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,17 +88,17 @@ func BenchmarkNativeInteger(b *testing.B) {
 // gemm256Machine prepares one CTA of the 128×256-tile GEMM with K.
 func gemm256Machine(tb testing.TB, K int, gridX, gridY int, opts Options) *Machine {
 	M, N := 128*gridY, 256*gridX
-	l := &fixtures.Launch{Grid: fixtures.Dim3{uint32(gridX), uint32(gridY), 1}, Block: fixtures.Dim3{128, 1, 1}}
-	a, err := fixtures.ParseFill("uniform:bf16:7:-1:1")
+	l := &launch.Launch{Grid: launch.Dim3{uint32(gridX), uint32(gridY), 1}, Block: launch.Dim3{128, 1, 1}}
+	a, err := launch.ParseFill("uniform:bf16:7:-1:1")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	bf, _ := fixtures.ParseFill("uniform:bf16:8:-1:1")
-	tmA := &fixtures.TensorMap{Buffer: "A", DType: 9, Dims: []uint64{uint64(K), uint64(M)}, Strides: []uint64{uint64(2 * K)}, Box: []uint32{64, 128}, ElemStrides: []uint32{1, 1}, Swizzle: 3}
-	tmB := &fixtures.TensorMap{Buffer: "B", DType: 9, Dims: []uint64{uint64(K), uint64(N)}, Strides: []uint64{uint64(2 * K)}, Box: []uint32{64, 256}, ElemStrides: []uint32{1, 1}, Swizzle: 3}
-	l.Params = []fixtures.Param{fixtures.TMap("tmA", tmA), fixtures.TMap("tmB", tmB),
-		fixtures.Buffer("C", 4*M*N, fixtures.Fill{}), fixtures.Scalar("K", fixtures.U32, uint64(K))}
-	l.Buffers = []fixtures.Param{fixtures.Buffer("A", 2*M*K, a), fixtures.Buffer("B", 2*N*K, bf)}
+	bf, _ := launch.ParseFill("uniform:bf16:8:-1:1")
+	tmA := &launch.TensorMap{Buffer: "A", DType: 9, Dims: []uint64{uint64(K), uint64(M)}, Strides: []uint64{uint64(2 * K)}, Box: []uint32{64, 128}, ElemStrides: []uint32{1, 1}, Swizzle: 3}
+	tmB := &launch.TensorMap{Buffer: "B", DType: 9, Dims: []uint64{uint64(K), uint64(N)}, Strides: []uint64{uint64(2 * K)}, Box: []uint32{64, 256}, ElemStrides: []uint32{1, 1}, Swizzle: 3}
+	l.Params = []launch.Param{launch.TMap("tmA", tmA), launch.TMap("tmB", tmB),
+		launch.Buffer("C", 4*M*N, launch.Fill{}), launch.Scalar("K", launch.U32, uint64(K))}
+	l.Buffers = []launch.Param{launch.Buffer("A", 2*M*K, a), launch.Buffer("B", 2*N*K, bf)}
 	src := gemm256PTX(N)
 	m, err := Prepare("gemm256.ptx", []byte(src), l, opts)
 	if err != nil {
@@ -144,14 +144,14 @@ func BenchmarkGemmCTA128x256K512(b *testing.B) {
 // BenchmarkGemmCTA128x128K64 is one CTA of the corpus GEMM (128×128 tile)
 // with one 64-wide K step.
 func BenchmarkGemmCTA128x128K64(b *testing.B) {
-	l, err := fixtures.ReadLaunch("../fixtures/sim/launch/gemm_tma_wgmma.json")
+	l, err := launch.ReadLaunch("../fixtures/sim/launch/gemm_tma_wgmma.json")
 	if err != nil {
 		b.Fatal(err)
 	}
-	l.Grid = fixtures.Dim3{1, 1, 1}
+	l.Grid = launch.Dim3{1, 1, 1}
 	for i, p := range l.Params {
 		if p.Name == "K" {
-			l.Params[i] = fixtures.Scalar("K", fixtures.U32, 64)
+			l.Params[i] = launch.Scalar("K", launch.U32, 64)
 		}
 	}
 	src := mustRead(b, l.PTX)

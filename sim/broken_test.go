@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 )
 
 var update = flag.Bool("update", false, "rewrite generated files (fixtures/sim/broken)")
@@ -165,7 +165,7 @@ func TestBrokenVariants(t *testing.T) {
 
 func runBroken(t *testing.T, bc brokenCase, path string, src []byte) []Hazard {
 	t.Helper()
-	l, err := fixtures.ReadLaunch(filepath.Join("../fixtures/sim/launch", bc.launch+".json"))
+	l, err := launch.ReadLaunch(filepath.Join("../fixtures/sim/launch", bc.launch+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,15 +7,15 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/isa/numfmt"
+	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/sim/datapath"
 )
 
 // loadLaunch reads a corpus launch file and prepares a machine.
 func loadLaunch(t testing.TB, name string, opts Options) *Machine {
 	t.Helper()
-	l, err := fixtures.ReadLaunch(filepath.Join("../fixtures/sim/launch", name+".json"))
+	l, err := launch.ReadLaunch(filepath.Join("../fixtures/sim/launch", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestCorpusSchedules(t *testing.T) {
 				m := runCorpus(t, name, opts)
 				for _, o := range base.Outputs() {
 					b, _ := m.Buffer(o.Name)
-					if mm := Compare(o.Name, nil, o.Data, b.Data, fixtures.U32); mm != nil {
+					if mm := Compare(o.Name, nil, o.Data, b.Data, launch.U32); mm != nil {
 						t.Errorf("%s", mm)
 					}
 				}

@@ -1,5 +1,5 @@
 // Package sim is tcsim's functional simulator: it runs a PTX kernel on the
-// CPU with the launch description of package fixtures (the same one `tcsim
+// CPU with the launch description of package launch (the same one `tcsim
 // gpu run` uses) and produces the bytes an H100 produces, while a hazard
 // checker judges the kernel against the PTX ISA's protocol rules.
 //

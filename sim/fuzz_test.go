@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // FuzzCompileRun compiles arbitrary PTX and, when it has a kernel that
@@ -24,18 +24,18 @@ func FuzzCompileRun(f *testing.F) {
 		if err != nil {
 			return
 		}
-		e, err := fixtures.FindEntry("f.ptx", src, p.Kernel.Name)
+		decls, err := launch.KernelParams(p.Module.Func(p.Kernel.Name))
 		if err != nil {
 			return
 		}
-		l := &fixtures.Launch{Grid: fixtures.Dim3{1, 1, 1}, Block: fixtures.Dim3{64, 1, 1}}
-		for _, d := range e.Params {
+		l := &launch.Launch{Grid: launch.Dim3{1, 1, 1}, Block: launch.Dim3{64, 1, 1}}
+		for _, d := range decls {
 			if d.Size != 8 {
 				return
 			}
-			l.Params = append(l.Params, fixtures.BufferData("", make([]byte, 256)))
+			l.Params = append(l.Params, launch.BufferData("", make([]byte, 256)))
 		}
-		m, err := p.Launch(src, l, Options{Check: true, MaxSteps: 20000})
+		m, err := p.Launch(l, Options{Check: true, MaxSteps: 20000})
 		if err != nil {
 			return
 		}

@@ -13,8 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // Schedule says when asynchronous operations complete and how warps are
@@ -103,7 +103,7 @@ type Machine struct {
 	Cluster   [3]int // all 1 without a cluster launch
 	Clustered bool
 	DynSmem   int
-	Binding   *fixtures.Binding
+	Binding   *launch.Binding
 
 	Global *GlobalMemory
 	Param  []byte
@@ -215,8 +215,8 @@ var tensorMapMagic = [8]byte{'t', 'c', 's', 'i', 'm', 'T', 'M', 'P'}
 
 // NewMachine prepares a launch: it allocates and fills the buffers, encodes
 // the tensor maps and packs the parameter space. b is the launch bound to
-// the program's kernel (fixtures.Launch.Bind).
-func NewMachine(p *Program, b *fixtures.Binding, opts Options) (*Machine, error) {
+// the program's kernel (launch.Launch.Bind).
+func NewMachine(p *Program, b *launch.Binding, opts Options) (*Machine, error) {
 	l := b.Launch
 	m := &Machine{Prog: p, Opts: opts, Binding: b, Global: &GlobalMemory{}, bufferOf: map[int]*Buffer{},
 		approx: map[int]bool{}}
@@ -250,7 +250,7 @@ func NewMachine(p *Program, b *fixtures.Binding, opts Options) (*Machine, error)
 	}
 	slots := b.Slots()
 	for i, s := range slots {
-		if s.Param.Kind != fixtures.BufferParam {
+		if s.Param.Kind != launch.BufferParam {
 			continue
 		}
 		data, err := s.Param.Contents()
@@ -280,11 +280,11 @@ func NewMachine(p *Program, b *fixtures.Binding, opts Options) (*Machine, error)
 	values := make([][]byte, len(b.Params))
 	for i, bp := range b.Params {
 		switch bp.Param.Kind {
-		case fixtures.BufferParam:
+		case launch.BufferParam:
 			v := make([]byte, 8)
 			binary.LittleEndian.PutUint64(v, m.bufferOf[i].Base)
 			values[i] = v
-		case fixtures.TensorMapParam:
+		case launch.TensorMapParam:
 			j, err := b.Resolve(bp.Param.TMap.Buffer)
 			if err != nil {
 				return nil, err

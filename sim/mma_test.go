@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/isa/numfmt"
+	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/sim/datapath"
 )
 
@@ -47,10 +47,10 @@ func TestMmaSync(t *testing.T) {
 	st.global.v4.f32 [%rd6], {%f4, %f5, %f6, %f7};
 	ret;
 }`
-	fa, _ := fixtures.ParseFill("uniform:bf16:1:-1:1")
-	fb, _ := fixtures.ParseFill("uniform:bf16:2:-1:1")
-	l := &fixtures.Launch{Grid: fixtures.Dim3{1, 1, 1}, Block: fixtures.Dim3{32, 1, 1},
-		Params: []fixtures.Param{fixtures.BufferData("out", make([]byte, 512)), fixtures.Buffer("A", 512, fa), fixtures.Buffer("B", 256, fb)}}
+	fa, _ := launch.ParseFill("uniform:bf16:1:-1:1")
+	fb, _ := launch.ParseFill("uniform:bf16:2:-1:1")
+	l := &launch.Launch{Grid: launch.Dim3{1, 1, 1}, Block: launch.Dim3{32, 1, 1},
+		Params: []launch.Param{launch.BufferData("out", make([]byte, 512)), launch.Buffer("A", 512, fa), launch.Buffer("B", 256, fb)}}
 	m, err := Prepare("mma.ptx", []byte(src), l, Options{})
 	if err != nil {
 		t.Fatal(err)

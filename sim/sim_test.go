@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 )
 
 const ptxHeader = ".version 8.7\n.target sm_90a\n.address_size 64\n"
 
 // run simulates src (a module with one kernel taking a u64 out pointer
 // first) on grid×block threads with an out buffer of outBytes.
-func run(t testing.TB, src string, grid, block int, outBytes int, opts Options, extra ...fixtures.Param) *Machine {
+func run(t testing.TB, src string, grid, block int, outBytes int, opts Options, extra ...launch.Param) *Machine {
 	t.Helper()
 	m, err := prepare(src, grid, block, outBytes, opts, extra...)
 	if err != nil {
@@ -25,9 +25,9 @@ func run(t testing.TB, src string, grid, block int, outBytes int, opts Options, 
 	return m
 }
 
-func prepare(src string, grid, block int, outBytes int, opts Options, extra ...fixtures.Param) (*Machine, error) {
-	l := &fixtures.Launch{Grid: fixtures.Dim3{uint32(grid), 1, 1}, Block: fixtures.Dim3{uint32(block), 1, 1}}
-	l.Params = append([]fixtures.Param{fixtures.BufferData("out", make([]byte, outBytes))}, extra...)
+func prepare(src string, grid, block int, outBytes int, opts Options, extra ...launch.Param) (*Machine, error) {
+	l := &launch.Launch{Grid: launch.Dim3{uint32(grid), 1, 1}, Block: launch.Dim3{uint32(block), 1, 1}}
+	l.Params = append([]launch.Param{launch.BufferData("out", make([]byte, outBytes))}, extra...)
 	return Prepare("t.ptx", []byte(ptxHeader+src), l, opts)
 }
 

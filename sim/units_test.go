@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"testing"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // TestClusterDSMEM: each CTA of a 2-CTA cluster writes its rank into its
@@ -37,8 +37,8 @@ func TestClusterDSMEM(t *testing.T) {
 	barrier.cluster.wait.aligned;
 	ret;
 }`
-	l := &fixtures.Launch{Grid: fixtures.Dim3{4, 1, 1}, Block: fixtures.Dim3{64, 1, 1}, Cluster: fixtures.Dim3{2, 1, 1},
-		Params: []fixtures.Param{fixtures.BufferData("out", make([]byte, 16))}}
+	l := &launch.Launch{Grid: launch.Dim3{4, 1, 1}, Block: launch.Dim3{64, 1, 1}, Cluster: launch.Dim3{2, 1, 1},
+		Params: []launch.Param{launch.BufferData("out", make([]byte, 16))}}
 	m, err := Prepare("c.ptx", []byte(src), l, Options{Check: true})
 	if err != nil {
 		t.Fatal(err)
@@ -94,8 +94,8 @@ func TestCpAsyncAndLdmatrix(t *testing.T) {
 	for i := 0; i < 256; i++ {
 		binary.LittleEndian.PutUint16(in[2*i:], uint16(i)) // element (r, c) = 16r + c
 	}
-	l := &fixtures.Launch{Grid: fixtures.Dim3{1, 1, 1}, Block: fixtures.Dim3{32, 1, 1},
-		Params: []fixtures.Param{fixtures.BufferData("out", make([]byte, 32*32)), fixtures.BufferData("in", in)}}
+	l := &launch.Launch{Grid: launch.Dim3{1, 1, 1}, Block: launch.Dim3{32, 1, 1},
+		Params: []launch.Param{launch.BufferData("out", make([]byte, 32*32)), launch.BufferData("in", in)}}
 	m, err := Prepare("l.ptx", []byte(src), l, Options{Check: true})
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/layouts/catalog"
 	"github.com/tcsim/tcsim/render"
 )
@@ -1852,7 +1852,7 @@ func valueWidth(typ string, hex bool) int {
 	if hex || isBitsType(typ) {
 		return max(typeBits(typ)/4, 1)
 	}
-	if t, err := fixtures.ParseScalarType(typ); err == nil && !t.IsFloat() {
+	if t, err := launch.ParseScalarType(typ); err == nil && !t.IsFloat() {
 		return 6
 	}
 	return 7

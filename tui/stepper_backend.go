@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/sim"
 )
 
@@ -146,7 +146,7 @@ type KernelConfig struct {
 	Path   string
 	Source []byte
 	// Launch is the launch description (as for tcsim run).
-	Launch *fixtures.Launch
+	Launch *launch.Launch
 	// Schedule is lazy, latest, eager or random ("" is lazy).
 	Schedule string
 	// Seed seeds the random schedule.
@@ -226,7 +226,7 @@ func newSimBackend(cfg KernelConfig) (*simBackend, error) {
 
 // fresh builds a machine at the beginning of the launch.
 func (b *simBackend) fresh() (*sim.Machine, *sim.Stepper, error) {
-	m, err := b.prog.Launch(b.cfg.Source, b.cfg.Launch, b.opts)
+	m, err := b.prog.Launch(b.cfg.Launch, b.opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -632,8 +632,8 @@ func fmtValue(typ string, v uint64, hex bool) string {
 	if isBitsType(typ) {
 		return fmt.Sprintf("%#x", v)
 	}
-	if t, err := fixtures.ParseScalarType(typ); err == nil {
-		return fixtures.FormatValue(t, v)
+	if t, err := launch.ParseScalarType(typ); err == nil {
+		return launch.FormatValue(t, v)
 	}
 	return fmt.Sprintf("%#x", v)
 }
@@ -654,14 +654,14 @@ func shortValue(typ string, v uint64, hex bool) string {
 	if typ == "tf32" {
 		typ = "f32"
 	}
-	t, err := fixtures.ParseScalarType(typ)
+	t, err := launch.ParseScalarType(typ)
 	if err != nil {
 		return fmt.Sprintf("%x", v)
 	}
 	if !t.IsFloat() {
-		return fixtures.FormatValue(t, v)
+		return launch.FormatValue(t, v)
 	}
-	f := fixtures.DecodeFloat(t, v)
+	f := launch.DecodeFloat(t, v)
 	s := fmt.Sprintf("%.3g", f)
 	if len(s) > 7 {
 		s = fmt.Sprintf("%.1e", f)

@@ -13,7 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/sim"
 )
 
@@ -608,7 +608,7 @@ func TestStepperMonkey(t *testing.T) {
 		{"tcgen05", func(t *testing.T) Config { return Config{Kernel: oneCTA(kernelAt(t, tcgenLaunch, ""))} }},
 		{"cluster", func(t *testing.T) Config {
 			k := kernelAt(t, tinyLaunch, "")
-			k.Launch.Grid, k.Launch.Cluster = fixtures.Dim3{4, 1, 1}, fixtures.Dim3{2, 1, 1}
+			k.Launch.Grid, k.Launch.Cluster = launch.Dim3{4, 1, 1}, launch.Dim3{2, 1, 1}
 			return Config{Kernel: k}
 		}},
 		{"trace", func(t *testing.T) Config {
@@ -682,7 +682,7 @@ func TestStepperGoldenMore(t *testing.T) {
 		{"help_80x24", Config{Kernel: kernelAt(t, tinyLaunch, "")}, 80, 24, `?`},
 		{"cluster_cta", Config{Kernel: func() *KernelConfig {
 			k := kernelAt(t, tinyLaunch, "")
-			k.Launch.Grid, k.Launch.Cluster = fixtures.Dim3{2, 1, 1}, fixtures.Dim3{2, 1, 1}
+			k.Launch.Grid, k.Launch.Cluster = launch.Dim3{2, 1, 1}, launch.Dim3{2, 1, 1}
 			return k
 		}()}, 100, 30, `s s s c ] ] ] ] ] ]`},
 	} {

@@ -8,14 +8,14 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // kernelAt is the stepper's configuration for a launch file, with the PTX
 // of ptx instead of the launch's when it is not empty.
-func kernelAt(t *testing.T, launch, ptx string) *KernelConfig {
+func kernelAt(t *testing.T, launchFile, ptx string) *KernelConfig {
 	t.Helper()
-	l, err := fixtures.ReadLaunch(launch)
+	l, err := launch.ReadLaunch(launchFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ var (
 
 // oneCTA makes a launch's grid a single CTA, to keep a test short.
 func oneCTA(k *KernelConfig) *KernelConfig {
-	k.Launch.Grid = fixtures.Dim3{1, 1, 1}
+	k.Launch.Grid = launch.Dim3{1, 1, 1}
 	return k
 }
 

@@ -8,8 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/gpu"
+	"github.com/tcsim/tcsim/launch"
 )
 
 func init() {
@@ -45,7 +45,7 @@ Without a driver it fails with "no NVIDIA driver found (libcuda.so.1)".`,
 		name:    "gpu run",
 		args:    "KERNEL.ptx [--launch FILE] --grid X,Y,Z --block X,Y,Z [--cluster X,Y,Z] [--smem BYTES] [--param SPEC]... [--buffer SPEC]... [--out PARAM[:T][=FILE]]...",
 		summary: "JIT-compile a PTX kernel, launch it once on the GPU and read its buffers back",
-		help: fixtures.LaunchFlagsHelp + `
+		help: launch.LaunchFlagsHelp + `
 
 The launch is checked against the kernel's .param list before the GPU is
 touched (count, sizes, tensor-map alignment); --dry-run stops there and prints
@@ -83,7 +83,7 @@ type gpuInfoOpts struct {
 }
 
 type gpuRunOpts struct {
-	launch  fixtures.LaunchFlags
+	launch  launch.LaunchFlags
 	device  int
 	quiet   bool
 	verbose bool
@@ -192,7 +192,7 @@ func runGPUInfo(e *env, opts any, args []string) error {
 
 // prepareLaunch reads the PTX and the launch description, and binds them.
 // Everything here works without a GPU.
-func prepareLaunch(lf *fixtures.LaunchFlags, args []string) (ptxPath string, ptx []byte, l *fixtures.Launch, b *fixtures.Binding, err error) {
+func prepareLaunch(lf *launch.LaunchFlags, args []string) (ptxPath string, ptx []byte, l *launch.Launch, b *launch.Binding, err error) {
 	if len(args) > 1 {
 		return "", nil, nil, nil, usagef("want one PTX file, got %d arguments", len(args))
 	}
@@ -211,14 +211,14 @@ func prepareLaunch(lf *fixtures.LaunchFlags, args []string) (ptxPath string, ptx
 	if err != nil {
 		return "", nil, nil, nil, err
 	}
-	entry, err := fixtures.FindEntry(l.PTX, ptx, l.Kernel)
+	kernel, err := launch.ParseKernel(l.PTX, ptx, l.Kernel)
 	if err != nil {
 		return "", nil, nil, nil, err
 	}
 	if l.Kernel == "" {
-		l.Kernel = entry.Name
+		l.Kernel = kernel.Name
 	}
-	b, err = l.Bind(entry)
+	b, err = l.Bind(kernel)
 	if err != nil {
 		return "", nil, nil, nil, usagef("%v", err)
 	}
@@ -226,8 +226,8 @@ func prepareLaunch(lf *fixtures.LaunchFlags, args []string) (ptxPath string, ptx
 }
 
 // printLayout prints the bound parameters.
-func printLayout(w io.Writer, b *fixtures.Binding) {
-	fmt.Fprintf(w, "kernel %s: %d parameters, %d bytes of parameter space\n", b.Entry.Name, len(b.Params), b.Size)
+func printLayout(w io.Writer, b *launch.Binding) {
+	fmt.Fprintf(w, "kernel %s: %d parameters, %d bytes of parameter space\n", b.Kernel.Name, len(b.Params), b.Size)
 	for _, p := range b.Params {
 		fmt.Fprintf(w, "  %2d  offset %3d  %-36s  %s\n", p.Index, p.Offset, p.Decl.Decl(), p.Param)
 	}
@@ -277,7 +277,7 @@ func printJITLog(w io.Writer, name string, ptx []byte, log string, all bool) {
 	fmt.Fprint(w, gpu.FormatJITMessages(name, ptx, msgs))
 }
 
-func printRun(e *env, d *gpu.Device, l *fixtures.Launch, res *gpu.Result, limit int) error {
+func printRun(e *env, d *gpu.Device, l *launch.Launch, res *gpu.Result, limit int) error {
 	w := e.stdout
 	i := d.Info
 	fmt.Fprintf(w, "kernel %s on %s (%s): grid %s, block %s", res.Kernel, i.Name, i.Arch(), l.Grid, l.Block)
@@ -306,14 +306,14 @@ func printRun(e *env, d *gpu.Device, l *fixtures.Launch, res *gpu.Result, limit 
 
 // emitOutput writes an output buffer of a run (gpu run, tcsim run) to its
 // --out file, and prints its values when it has no file or names a type.
-func emitOutput(w io.Writer, label string, out fixtures.Output, data []byte, limit int) error {
+func emitOutput(w io.Writer, label string, out launch.Output, data []byte, limit int) error {
 	if out.File != "" {
 		if err := os.WriteFile(out.File, data, 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "%s: %d bytes written to %s\n", label, len(data), out.File)
 	}
-	if out.File == "" || out.Type != fixtures.InvalidType {
+	if out.File == "" || out.Type != launch.InvalidType {
 		fmt.Fprintf(w, "%s, %d bytes:\n", label, len(data))
 		printValues(w, data, out.Type, limit)
 	}
@@ -322,9 +322,9 @@ func emitOutput(w io.Writer, label string, out fixtures.Output, data []byte, lim
 
 // printValues prints data as values of t, eight a line with the index of
 // the first, or as hex bytes when t is InvalidType.
-func printValues(w io.Writer, data []byte, t fixtures.ScalarType, limit int) {
+func printValues(w io.Writer, data []byte, t launch.ScalarType, limit int) {
 	size, perLine := 1, 16
-	if t != fixtures.InvalidType {
+	if t != launch.InvalidType {
 		size, perLine = t.Size(), 8
 	}
 	n := len(data) / size
@@ -332,7 +332,7 @@ func printValues(w io.Writer, data []byte, t fixtures.ScalarType, limit int) {
 	for k := 0; k < shown; k += perLine {
 		var parts []string
 		for j := k; j < min(k+perLine, shown); j++ {
-			if t == fixtures.InvalidType {
+			if t == launch.InvalidType {
 				parts = append(parts, fmt.Sprintf("%02x", data[j]))
 				continue
 			}
@@ -340,7 +340,7 @@ func printValues(w io.Writer, data []byte, t fixtures.ScalarType, limit int) {
 			for b := size - 1; b >= 0; b-- {
 				bits = bits<<8 | uint64(data[j*size+b])
 			}
-			parts = append(parts, fixtures.FormatValue(t, bits))
+			parts = append(parts, launch.FormatValue(t, bits))
 		}
 		fmt.Fprintf(w, "  [%d] %s\n", k, strings.Join(parts, " "))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/gpu"
+	"github.com/tcsim/tcsim/launch"
 )
 
 const saxpyPTX = "../../gpu/testdata/saxpy.ptx"
@@ -140,9 +141,9 @@ func TestRecordErrors(t *testing.T) {
 }
 
 func TestRecordCommand(t *testing.T) {
-	l := &fixtures.Launch{Kernel: "k", Grid: fixtures.Dim3{2, 1, 1}, Block: fixtures.Dim3{32, 1, 1}}
-	p, _ := fixtures.ParseParam("x=buf:in=my data.bin")
-	l.Params = []fixtures.Param{p}
+	l := &launch.Launch{Kernel: "k", Grid: launch.Dim3{2, 1, 1}, Block: launch.Dim3{32, 1, 1}}
+	p, _ := launch.ParseParam("x=buf:in=my data.bin")
+	l.Params = []launch.Param{p}
 	got := recordCommand("k.ptx", l, "fixtures/g/c")
 	want := "tcsim record k.ptx --kernel k --grid 2,1,1 --block 32,1,1 --param 'x=buf:in=my data.bin' --case fixtures/g/c"
 	if got != want {
@@ -153,13 +154,13 @@ func TestRecordCommand(t *testing.T) {
 func TestPrintValues(t *testing.T) {
 	var b bytes.Buffer
 	data := []byte{0, 0, 0x80, 0x3f, 0, 0, 0, 0xc0, 1, 2, 3}
-	printValues(&b, data, fixtures.F32, 100)
+	printValues(&b, data, launch.F32, 100)
 	want := "  [0] 1 -2\n  (3 trailing bytes)\n"
 	if b.String() != want {
 		t.Errorf("f32:\n%q\nwant\n%q", b.String(), want)
 	}
 	b.Reset()
-	printValues(&b, make([]byte, 40), fixtures.InvalidType, 20)
+	printValues(&b, make([]byte, 40), launch.InvalidType, 20)
 	want = "  [0] 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n  [16] 00 00 00 00\n  ... 20 more (--limit N, or --out PARAM=FILE for all of it)\n"
 	if b.String() != want {
 		t.Errorf("hex:\n%q\nwant\n%q", b.String(), want)

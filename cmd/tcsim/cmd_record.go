@@ -9,6 +9,7 @@ import (
 
 	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/gpu"
+	"github.com/tcsim/tcsim/launch"
 )
 
 func init() {
@@ -16,7 +17,7 @@ func init() {
 		name:    "record",
 		args:    "KERNEL.ptx --case DIR [--force] <launch flags>",
 		summary: "run a kernel on the GPU and record it as a fixture case that CI replays",
-		help: fixtures.LaunchFlagsHelp + `
+		help: launch.LaunchFlagsHelp + `
 
 record runs the kernel once on the GPU (as 'tcsim gpu run' does) and writes a
 fixture case into DIR (e.g. fixtures/<group>/<name>):
@@ -44,7 +45,7 @@ Without --out every buffer is recorded. An existing case is replaced only with
 }
 
 type recordOpts struct {
-	launch fixtures.LaunchFlags
+	launch launch.LaunchFlags
 	dir    string
 	force  bool
 	device int
@@ -85,13 +86,13 @@ func runRecord(e *env, opts any, args []string) error {
 	// Outputs are stored by name; the launch's output list follows them.
 	c.Launch.Outputs = nil
 	for _, r := range res.Outputs {
-		typ := fixtures.InvalidType
+		typ := launch.InvalidType
 		for _, lo := range l.Outputs {
 			if j, err := b.Resolve(lo.Param); err == nil && j == r.Index {
 				typ = lo.Type
 			}
 		}
-		c.Launch.Outputs = append(c.Launch.Outputs, fixtures.Output{Param: r.Name, Type: typ})
+		c.Launch.Outputs = append(c.Launch.Outputs, launch.Output{Param: r.Name, Type: typ})
 		c.Outputs = append(c.Outputs, fixtures.CaseOutput{Param: r.Name, Data: r.Data})
 	}
 	i := d.Info
@@ -117,11 +118,11 @@ func runRecord(e *env, opts any, args []string) error {
 }
 
 // recordCommand is the command line that reproduces the recording.
-func recordCommand(ptxPath string, l *fixtures.Launch, dir string) string {
-	parts := []string{"tcsim", "record", fixtures.ShellQuote(ptxPath)}
+func recordCommand(ptxPath string, l *launch.Launch, dir string) string {
+	parts := []string{"tcsim", "record", launch.ShellQuote(ptxPath)}
 	for _, a := range l.Args() {
-		parts = append(parts, fixtures.ShellQuote(a))
+		parts = append(parts, launch.ShellQuote(a))
 	}
-	parts = append(parts, "--case", fixtures.ShellQuote(dir))
+	parts = append(parts, "--case", launch.ShellQuote(dir))
 	return strings.Join(parts, " ")
 }

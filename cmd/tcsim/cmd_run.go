@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/gpu"
+	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/sim"
 )
 
@@ -20,7 +20,7 @@ func init() {
 		name:    "run",
 		args:    "KERNEL.ptx [--launch FILE] <launch flags> [--check] [--trace FILE] [--compare-gpu] [--break SPEC]... [--until SPEC] [--max-steps N]",
 		summary: "simulate a PTX kernel on the CPU, bit-exactly, and check it for hazards",
-		help: fixtures.LaunchFlagsHelp + `
+		help: launch.LaunchFlagsHelp + `
 
 run simulates the launch on the CPU: every CTA, warp and thread, the memories,
 and the asynchronous units (wgmma, TMA, mbarrier, cp.async, tcgen05) with the
@@ -79,7 +79,7 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 type runOpts struct {
-	launch      fixtures.LaunchFlags
+	launch      launch.LaunchFlags
 	check       bool
 	trace       string
 	traceValues bool
@@ -256,7 +256,7 @@ func indent(s, pre string) string {
 }
 
 // printSimOutputs prints or writes the launch's --out buffers.
-func printSimOutputs(w io.Writer, m *sim.Machine, l *fixtures.Launch, limit int) error {
+func printSimOutputs(w io.Writer, m *sim.Machine, l *launch.Launch, limit int) error {
 	for _, out := range l.Outputs {
 		b, err := m.Buffer(out.Param)
 		if err != nil {
@@ -320,7 +320,7 @@ func runStepper(w io.Writer, m *sim.Machine, o *runOpts) (bool, error) {
 }
 
 // compareGPU runs the launch on the GPU and diffs every output buffer.
-func compareGPU(e *env, m *sim.Machine, path string, ptxSrc []byte, l *fixtures.Launch, device int) error {
+func compareGPU(e *env, m *sim.Machine, path string, ptxSrc []byte, l *launch.Launch, device int) error {
 	d, err := openGPU(e, device)
 	if err != nil {
 		return fmt.Errorf("--compare-gpu: %w", err)
@@ -355,24 +355,24 @@ func compareGPU(e *env, m *sim.Machine, path string, ptxSrc []byte, l *fixtures.
 	return nil
 }
 
-func outType(l *fixtures.Launch, name string) fixtures.ScalarType {
+func outType(l *launch.Launch, name string) launch.ScalarType {
 	for _, o := range l.Outputs {
 		if o.Param == name {
 			return o.Type
 		}
 	}
-	return fixtures.InvalidType
+	return launch.InvalidType
 }
 
 // coordinates names element i of a buffer by the coordinates of a tensor
 // map over it, when there is one with the same element size.
-func coordinates(m *sim.Machine, l *fixtures.Launch, name string, i int, t fixtures.ScalarType) string {
-	if t == fixtures.InvalidType {
+func coordinates(m *sim.Machine, l *launch.Launch, name string, i int, t launch.ScalarType) string {
+	if t == launch.InvalidType {
 		return ""
 	}
 	for _, p := range l.Params {
 		tm := p.TMap
-		if p.Kind != fixtures.TensorMapParam || tm == nil {
+		if p.Kind != launch.TensorMapParam || tm == nil {
 			continue
 		}
 		j, err := m.Binding.Resolve(tm.Buffer)

@@ -13,7 +13,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/render"
 	"github.com/tcsim/tcsim/sim"
 	"github.com/tcsim/tcsim/tui"
@@ -27,7 +27,7 @@ type tuiFlags struct {
 	// the kernel stepper
 	run, trace, schedule string
 	seed                 uint64
-	launch               fixtures.LaunchFlags
+	launch               launch.LaunchFlags
 }
 
 func init() {

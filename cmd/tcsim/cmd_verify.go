@@ -16,6 +16,7 @@ import (
 	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/gpu"
 	"github.com/tcsim/tcsim/gpu/probe"
+	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/layouts/catalog"
 )
 
@@ -337,7 +338,7 @@ func verifyOnGPU(e *env, o *verifyOpts, cases []*probe.Case) ([]probe.Verdict, e
 func recordCommandFor(o *verifyOpts) string {
 	cmd := "tcsim verify layouts --gpu"
 	if o.record != "" {
-		cmd += " --record " + fixtures.ShellQuote(o.record)
+		cmd += " --record " + launch.ShellQuote(o.record)
 	}
 	return cmd
 }

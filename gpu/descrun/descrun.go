@@ -7,9 +7,9 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/gpu"
 	"github.com/tcsim/tcsim/isa/desc"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // Run JIT-compiles the probe, runs every case and returns the output
@@ -79,7 +79,7 @@ func Run(dev *gpu.Device, p *desc.Probe) ([]byte, error) {
 			return got, err
 		}
 		err = fn.Launch(gpu.LaunchConfig{
-			Grid: fixtures.Dim3{2, 1, 1}, Block: fixtures.Dim3{128, 1, 1},
+			Grid: launch.Dim3{2, 1, 1}, Block: launch.Dim3{128, 1, 1},
 			Args: [][]byte{addr(images), addr(descs), addr(out), addr(jb)},
 		})
 		if err == nil {

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/gpu"
 	"github.com/tcsim/tcsim/isa/numfmt"
+	"github.com/tcsim/tcsim/launch"
 )
 
 // Run JIT-compiles the probe's kernel, launches it once over its cases and
@@ -64,7 +64,7 @@ func Run(dev *gpu.Device, p *numfmt.Probe) ([]byte, error) {
 	n := make([]byte, 4)
 	binary.LittleEndian.PutUint32(n, uint32(p.N))
 	args = append(args, n)
-	err = fn.Launch(gpu.LaunchConfig{Grid: fixtures.Dim3{uint32(p.Grid), 1, 1}, Block: fixtures.Dim3{uint32(p.Block), 1, 1}, Args: args})
+	err = fn.Launch(gpu.LaunchConfig{Grid: launch.Dim3{uint32(p.Grid), 1, 1}, Block: launch.Dim3{uint32(p.Block), 1, 1}, Args: args})
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/layouts/catalog"
 )
 
@@ -35,20 +35,20 @@ const Poison = "const:u8:0xa5"
 
 // Launch is the case's launch description: grid Jobs, block Threads,
 // parameters in (the input records) and out (poisoned), output out.
-func (c *Case) Launch() *fixtures.Launch {
-	fill, err := fixtures.ParseFill(Poison)
+func (c *Case) Launch() *launch.Launch {
+	fill, err := launch.ParseFill(Poison)
 	if err != nil {
 		panic("probe: " + err.Error())
 	}
-	return &fixtures.Launch{
+	return &launch.Launch{
 		Kernel: c.Name,
-		Grid:   fixtures.Dim3{uint32(c.Jobs), 1, 1},
-		Block:  fixtures.Dim3{uint32(c.Threads), 1, 1},
-		Params: []fixtures.Param{
-			fixtures.BufferData("in", c.In),
-			fixtures.Buffer("out", c.Jobs*c.OutRec, fill),
+		Grid:   launch.Dim3{uint32(c.Jobs), 1, 1},
+		Block:  launch.Dim3{uint32(c.Threads), 1, 1},
+		Params: []launch.Param{
+			launch.BufferData("in", c.In),
+			launch.Buffer("out", c.Jobs*c.OutRec, fill),
 		},
-		Outputs: []fixtures.Output{{Param: "out"}},
+		Outputs: []launch.Output{{Param: "out"}},
 	}
 }
 

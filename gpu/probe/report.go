@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/layouts/catalog"
 )
 
@@ -245,7 +246,7 @@ func (c *Case) LoadRecorded(root string) ([]byte, *fixtures.Case, error) {
 	if !bytes.Equal(in, c.In) {
 		return nil, fc, fmt.Errorf("%s: the recorded inputs differ from the probe's%s", dir, rerecord)
 	}
-	if g, w := fc.Launch.Grid, (fixtures.Dim3{uint32(c.Jobs), 1, 1}); g != w {
+	if g, w := fc.Launch.Grid, (launch.Dim3{uint32(c.Jobs), 1, 1}); g != w {
 		return nil, fc, fmt.Errorf("%s: grid %s, the probe has %d CTAs%s", dir, g, c.Jobs, rerecord)
 	}
 	out, ok := fc.Output("out")

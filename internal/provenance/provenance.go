@@ -1,0 +1,73 @@
+// Package provenance defines where a hardware result came from: the one
+// record that every recorded fixture carries (fixtures.Provenance is this
+// type), whether it is a fixture case or a record of cvt probe outputs.
+package provenance
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// Provenance says where recorded outputs came from.
+type Provenance struct {
+	GPU           string `json:"gpu"`            // e.g. "NVIDIA H100 80GB HBM3"
+	Arch          string `json:"arch"`           // e.g. "sm_90"
+	DriverVersion string `json:"driver_version"` // e.g. "580.159.04"
+	CUDAVersion   string `json:"cuda_version"`   // the driver's CUDA version, e.g. "13.0"
+	Date          string `json:"date"`           // RFC 3339, UTC (older records: the day, 2006-01-02)
+	TcsimVersion  string `json:"tcsim_version"`
+	Command       string `json:"command"` // the command that recorded the outputs
+	// JITLog is the ptxas info log of the JIT (e.g. C75xx advice).
+	JITLog string `json:"jit_log,omitempty"`
+	// Kernel facts the driver reported (registers, static shared memory…).
+	KernelAttrs map[string]int `json:"kernel_attrs,omitempty"`
+	// ElapsedMS is the kernel's time between CUDA events, for reference.
+	ElapsedMS float64 `json:"elapsed_ms,omitempty"`
+}
+
+// wire is what UnmarshalJSON accepts: the fields of Provenance, and the
+// three keys that the cvt probe records of fixtures/numfmt (recorded
+// before the two encodings became one) use instead of theirs.
+type wire struct {
+	GPU           string         `json:"gpu"`
+	Arch          string         `json:"arch"`
+	DriverVersion string         `json:"driver_version"`
+	CUDAVersion   string         `json:"cuda_version"`
+	Date          string         `json:"date"`
+	TcsimVersion  string         `json:"tcsim_version"`
+	Command       string         `json:"command"`
+	JITLog        string         `json:"jit_log"`
+	KernelAttrs   map[string]int `json:"kernel_attrs"`
+	ElapsedMS     float64        `json:"elapsed_ms"`
+
+	Driver string `json:"driver"` // = driver_version
+	CUDA   string `json:"cuda"`   // = cuda_version
+	Tool   string `json:"tool"`   // "tcsim VERSION" = tcsim_version
+}
+
+// UnmarshalJSON decodes a provenance object. Unknown keys are errors, so
+// that a misspelt field is not silently dropped; the keys "driver",
+// "cuda" and "tool" of older records are read as driver_version,
+// cuda_version and tcsim_version.
+func (p *Provenance) UnmarshalJSON(b []byte) error {
+	var w wire
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return err
+	}
+	*p = Provenance{GPU: w.GPU, Arch: w.Arch, DriverVersion: w.DriverVersion, CUDAVersion: w.CUDAVersion,
+		Date: w.Date, TcsimVersion: w.TcsimVersion, Command: w.Command, JITLog: w.JITLog,
+		KernelAttrs: w.KernelAttrs, ElapsedMS: w.ElapsedMS}
+	if p.DriverVersion == "" {
+		p.DriverVersion = w.Driver
+	}
+	if p.CUDAVersion == "" {
+		p.CUDAVersion = w.CUDA
+	}
+	if p.TcsimVersion == "" {
+		p.TcsimVersion = strings.TrimPrefix(w.Tool, "tcsim ")
+	}
+	return nil
+}
