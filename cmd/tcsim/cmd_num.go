@@ -674,7 +674,7 @@ func runNumProbeRun(e *env, opts any, args []string) error {
 		return err
 	}
 	defer dev.Close()
-	prov := numrun.Provenance(dev, "tcsim "+Version, "tcsim num probe run "+strings.Join(os.Args[min(len(os.Args), 4):], " "))
+	prov := dev.Provenance(Version, "tcsim num probe run "+strings.Join(os.Args[min(len(os.Args), 4):], " "), nil)
 	var mu sync.Mutex
 	bad := 0
 	c.Progress = func(r *numrun.Result) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/gpu"
@@ -96,11 +95,7 @@ func runRecord(e *env, opts any, args []string) error {
 		c.Outputs = append(c.Outputs, fixtures.CaseOutput{Param: r.Name, Data: r.Data})
 	}
 	i := d.Info
-	c.Provenance = fixtures.Provenance{
-		GPU: i.Name, Arch: i.Arch(), DriverVersion: i.DriverVersion, CUDAVersion: i.CUDA(),
-		Date: time.Now().UTC().Format(time.RFC3339), TcsimVersion: Version, Command: command,
-		JITLog: res.JITLog, KernelAttrs: res.Attrs.Map(), ElapsedMS: float64(res.Elapsed.Microseconds()) / 1000,
-	}
+	c.Provenance = d.Provenance(Version, command, res)
 	if err := c.Write(o.dir, o.force); err != nil {
 		return err
 	}

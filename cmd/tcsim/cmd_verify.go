@@ -401,11 +401,6 @@ func recordProbe(e *env, d *gpu.Device, c *probe.Case, root, command string) err
 	if err != nil {
 		return err
 	}
-	i := d.Info
-	fc := c.RecordCase(out.Data, fixtures.Provenance{
-		GPU: i.Name, Arch: i.Arch(), DriverVersion: i.DriverVersion, CUDAVersion: i.CUDA(),
-		Date: time.Now().UTC().Format(time.RFC3339), TcsimVersion: Version, Command: command,
-		JITLog: res.JITLog, KernelAttrs: res.Attrs.Map(), ElapsedMS: float64(res.Elapsed.Microseconds()) / 1000,
-	})
+	fc := c.RecordCase(out.Data, d.Provenance(Version, command, res))
 	return fc.Write(filepath.Join(root, c.Name), true)
 }

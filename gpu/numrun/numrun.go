@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tcsim/tcsim/gpu"
+	"github.com/tcsim/tcsim/internal/provenance"
 	"github.com/tcsim/tcsim/isa/numfmt"
 	"github.com/tcsim/tcsim/launch"
 )
@@ -117,7 +118,7 @@ func (c Campaign) Specs() []*numfmt.Spec {
 // RunCampaign runs every selected probe on dev, checks each against the
 // model on all CPUs while the GPU moves on, and returns the results in
 // spec order. prov is stored in every record.
-func RunCampaign(dev *gpu.Device, c Campaign, prov map[string]string) []*Result {
+func RunCampaign(dev *gpu.Device, c Campaign, prov provenance.Provenance) []*Result {
 	specs := c.Specs()
 	results := make([]*Result, len(specs))
 	type job struct {
@@ -173,18 +174,4 @@ func RunCampaign(dev *gpu.Device, c Campaign, prov map[string]string) []*Result 
 	close(jobs)
 	wg.Wait()
 	return results
-}
-
-// Provenance describes the device for records.
-func Provenance(dev *gpu.Device, tool, command string) map[string]string {
-	i := dev.Info
-	return map[string]string{
-		"gpu":     i.Name,
-		"arch":    i.Arch(),
-		"driver":  i.DriverVersion,
-		"cuda":    i.CUDA(),
-		"date":    time.Now().UTC().Format("2006-01-02"),
-		"tool":    tool,
-		"command": command,
-	}
 }

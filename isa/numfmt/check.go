@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tcsim/tcsim/internal/provenance"
 )
 
 // Mismatch is one case where recorded outputs and the model disagree.
@@ -89,8 +91,8 @@ type Record struct {
 	SHA256     string `json:"sha256"`
 	Stored     int    `json:"stored"`
 	// Mismatches is how many cases the model got wrong when recorded.
-	Mismatches int               `json:"mismatches"`
-	Provenance map[string]string `json:"provenance,omitempty"`
+	Mismatches int                   `json:"mismatches"`
+	Provenance provenance.Provenance `json:"provenance,omitzero"`
 	// Outputs holds the first Stored outputs, OutBytes each.
 	Outputs []byte `json:"-"`
 }
@@ -110,7 +112,7 @@ func storesAll(p *Probe) bool {
 const StoredRandom = 4096
 
 // NewRecord makes the record of a probe's hardware outputs.
-func NewRecord(p *Probe, out []byte, mismatches int, prov map[string]string) *Record {
+func NewRecord(p *Probe, out []byte, mismatches int, prov provenance.Provenance) *Record {
 	sum := sha256.Sum256(out)
 	r := &Record{Spec: p.Spec.String(), Target: p.Target, PTXVersion: p.PTXVersion, Set: p.Set,
 		Seed: p.Options.Seed, Random: p.Options.Random, N: p.N, Edges: p.Edges, OutBytes: p.OutBytes,

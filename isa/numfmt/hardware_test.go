@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -32,6 +33,13 @@ func TestHardwareRecords(t *testing.T) {
 	}
 	if len(recs) < 800 {
 		t.Fatalf("only %d records", len(recs))
+	}
+	// Every record says where it came from (these records name three
+	// provenance fields the older way: driver, cuda, tool).
+	for _, r := range recs {
+		if p := r.Provenance; !strings.HasPrefix(p.GPU, "NVIDIA") || p.DriverVersion == "" || p.CUDAVersion == "" || p.TcsimVersion == "" || p.Command == "" {
+			t.Fatalf("record %s: incomplete provenance %+v", r.Spec, p)
+		}
 	}
 	seen := map[string]bool{}
 	for _, r := range recs {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tcsim/tcsim/internal/provenance"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -123,7 +125,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := NewRecord(p, out, 0, map[string]string{"gpu": "model"})
+	rec := NewRecord(p, out, 0, provenance.Provenance{GPU: "model"})
 	bb := &bytesBuffer{}
 	if err := WriteRecords(bb, []*Record{rec, rec}); err != nil {
 		t.Fatal(err)
