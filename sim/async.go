@@ -543,19 +543,6 @@ func (t *tensorMap) forBox(coords []int64, f func(i int, addr uint64, ok bool)) 
 	}
 }
 
-func init() {
-	decoders["cp.async.bulk.tensor"] = decBulkTensor
-	decoders["cp.async.bulk"] = decBulk
-	decoders["cp.async.bulk.commit_group"] = decBulkCommit
-	decoders["cp.async.bulk.wait_group"] = decBulkWait
-	decoders["cp.async"] = decCpAsync
-	decoders["cp.async.commit_group"] = decCpAsyncCommit
-	decoders["cp.async.wait_group"] = decCpAsyncWait(false)
-	decoders["cp.async.wait_all"] = decCpAsyncWait(true)
-	decoders["cp.async.mbarrier.arrive"] = decCpAsyncArrive
-	decoders["st.async"] = decStAsync
-}
-
 type bulkInfo struct {
 	load      bool
 	dim       int

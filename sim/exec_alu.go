@@ -13,8 +13,6 @@ import (
 type execFn func(w *Warp, in *Inst, m uint32)
 type decodeFn func(d *decoder) error
 
-var decoders = map[string]decodeFn{}
-
 func unsupported(msg string) execFn {
 	return func(w *Warp, in *Inst, m uint32) {
 		w.fault(in, firstLane(m), "%s", msg)
@@ -272,63 +270,6 @@ func (d *decoder) mode() numfmt.Mode {
 
 func isFloat(t ptx.Type) bool  { return t.Kind() == ptx.KindFloat }
 func isSigned(t ptx.Type) bool { return t.Kind() == ptx.KindSigned }
-
-func init() {
-	decoders["add"] = decAddSub(false)
-	decoders["sub"] = decAddSub(true)
-	decoders["mul"] = decMul
-	decoders["mad"] = decMad
-	decoders["fma"] = decFma
-	decoders["div"] = decDiv
-	decoders["rem"] = decRem
-	decoders["abs"] = decAbsNeg(true)
-	decoders["neg"] = decAbsNeg(false)
-	decoders["min"] = decMinMax(true)
-	decoders["max"] = decMinMax(false)
-	decoders["and"] = decBitop("and")
-	decoders["or"] = decBitop("or")
-	decoders["xor"] = decBitop("xor")
-	decoders["not"] = decNot
-	decoders["cnot"] = decCnot
-	decoders["shl"] = decShift(true)
-	decoders["shr"] = decShift(false)
-	decoders["shf"] = decShf
-	decoders["lop3"] = decLop3
-	decoders["prmt"] = decPrmt
-	decoders["popc"] = decBitCount("popc")
-	decoders["clz"] = decBitCount("clz")
-	decoders["brev"] = decBitCount("brev")
-	decoders["bfind"] = decBitCount("bfind")
-	decoders["bfe"] = decBfe
-	decoders["bfi"] = decBfi
-	decoders["mul24"] = decMul24
-	decoders["mad24"] = decMad24
-	decoders["sad"] = decSad
-	decoders["addc"] = decAddc(false)
-	decoders["subc"] = decAddc(true)
-	decoders["madc"] = decMadc
-	decoders["dp4a"] = decDp(4)
-	decoders["dp2a"] = decDp(2)
-	decoders["bmsk"] = decBmsk
-	decoders["szext"] = decSzext
-	decoders["copysign"] = decCopysign
-	decoders["testp"] = decTestp
-	decoders["sqrt"] = decMath("sqrt")
-	decoders["rcp"] = decMath("rcp")
-	decoders["rsqrt"] = decMath("rsqrt")
-	decoders["ex2"] = decMath("ex2")
-	decoders["lg2"] = decMath("lg2")
-	decoders["sin"] = decMath("sin")
-	decoders["cos"] = decMath("cos")
-	decoders["tanh"] = decMath("tanh")
-	decoders["setp"] = decSetp
-	decoders["selp"] = decSelp
-	decoders["set"] = decSet
-	decoders["slct"] = decSlct
-	decoders["mov"] = decMov
-	decoders["cvt"] = decCvt
-	decoders["cvt.pack"] = decCvtPack
-}
 
 // Integer add/sub with .cc, .sat; float add/sub of every type.
 func decAddSub(sub bool) decodeFn {

@@ -7,37 +7,6 @@ import (
 	"github.com/tcsim/tcsim/isa/ptx"
 )
 
-func init() {
-	decoders["bra"] = decBra
-	decoders["brx.idx"] = func(d *decoder) error { return fmt.Errorf("brx.idx is not supported by the simulator") }
-	decoders["call"] = decCall
-	decoders["ret"] = decRet
-	decoders["exit"] = decExit
-	decoders["trap"] = func(d *decoder) error {
-		d.in.fn = func(w *Warp, in *Inst, m uint32) { w.fault(in, firstLane(m), "trap: the kernel aborted") }
-		return nil
-	}
-	decoders["brkpt"] = decNop
-	decoders["nanosleep"] = decNop
-	decoders["pmevent"] = decNop
-	decoders["membar"] = decNop
-	decoders["fence"] = decFence
-	decoders["griddepcontrol"] = decNop
-	decoders["bar"] = decBar
-	decoders["barrier"] = decBar
-	decoders["bar.warp.sync"] = decWarpSync
-	decoders["barrier.cluster"] = decClusterBar
-	decoders["setmaxnreg"] = decSetmaxnreg
-	decoders["elect.sync"] = decElect
-	decoders["activemask"] = decLaneValue(func(m uint32) uint64 { return uint64(m) })
-	decoders["vote.sync"] = decVote
-	decoders["vote"] = decVote
-	decoders["shfl.sync"] = decShfl
-	decoders["shfl"] = decShfl
-	decoders["match"] = decMatch
-	decoders["redux.sync"] = decRedux
-}
-
 type brxInfo struct{ targets []int }
 
 type callInfo struct {

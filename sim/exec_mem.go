@@ -8,22 +8,6 @@ import (
 	"github.com/tcsim/tcsim/isa/ptx"
 )
 
-func init() {
-	decoders["ld"] = decLd
-	decoders["ldu"] = decLd
-	decoders["st"] = decSt
-	decoders["atom"] = decAtom(false)
-	decoders["red"] = decAtom(true)
-	decoders["cvta"] = decCvta
-	decoders["isspacep"] = decIsspacep
-	decoders["mapa"] = decMapa
-	decoders["getctarank"] = decGetctarank
-	for _, op := range []string{"prefetch", "prefetchu", "applypriority", "discard", "cp.async.bulk.prefetch", "cp.async.bulk.prefetch.tensor"} {
-		decoders[op] = decNop
-	}
-	decoders["createpolicy"] = decLaneValue(func(uint32) uint64 { return 0 })
-}
-
 func decNop(d *decoder) error {
 	d.in.fn = func(w *Warp, in *Inst, m uint32) {}
 	return nil

@@ -11,12 +11,6 @@ import (
 // ldmatrix / stmatrix / movmatrix, with the fragment layouts of the atom
 // catalog (PTX ISA 9.7.14.5.15-17).
 
-func init() {
-	decoders["ldmatrix"] = decLdStMatrix(true)
-	decoders["stmatrix"] = decLdStMatrix(false)
-	decoders["movmatrix"] = decMovmatrix
-}
-
 type matrixInfo struct {
 	load     bool
 	num      int

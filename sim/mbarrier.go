@@ -32,18 +32,6 @@ func (mb *mbarrier) waitDone(mw mbarWait) bool {
 	return uint32(mb.phase&1) != mw.parity&1
 }
 
-func init() {
-	decoders["mbarrier.init"] = decMbar("init")
-	decoders["mbarrier.inval"] = decMbar("inval")
-	decoders["mbarrier.arrive"] = decMbar("arrive")
-	decoders["mbarrier.arrive_drop"] = decMbar("arrive_drop")
-	decoders["mbarrier.expect_tx"] = decMbar("expect_tx")
-	decoders["mbarrier.complete_tx"] = decMbar("complete_tx")
-	decoders["mbarrier.test_wait"] = decMbar("test_wait")
-	decoders["mbarrier.try_wait"] = decMbar("try_wait")
-	decoders["mbarrier.pending_count"] = decPendingCount
-}
-
 type mbarInfo struct {
 	op       string
 	expectTx bool

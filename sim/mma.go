@@ -11,10 +11,6 @@ import (
 // register fragments of the atom catalog and sim/datapath's sm_90 mma.sync
 // datapath (bit-exact on the H100 except FP8 inputs, see its notes).
 
-func init() {
-	decoders["mma"] = decMma
-}
-
 type mmaInfo struct {
 	dp         datapath.Inst
 	M, N, K    int

@@ -818,7 +818,7 @@ func (c *compiler) emit(x *ptx.Instruction, sc *scope) {
 	d := &decoder{c: c, sc: sc, in: &in, x: x}
 	dec := decoders[x.Opcode]
 	if dec == nil {
-		in.fn = unsupported(fmt.Sprintf("%s is not supported by the simulator", x.Opcode))
+		in.fn = unsupportedFn(x.Opcode)
 	} else if err := dec(d); err != nil {
 		in.fn = unsupported(err.Error())
 	}

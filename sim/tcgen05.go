@@ -79,25 +79,6 @@ func (t *tmemState) allocated(col, n int) bool {
 	return true
 }
 
-func init() {
-	decoders["tcgen05.alloc"] = decTcAlloc(true)
-	decoders["tcgen05.dealloc"] = decTcAlloc(false)
-	decoders["tcgen05.relinquish_alloc_permit"] = decTcRelinquish
-	decoders["tcgen05.mma"] = decTcMma
-	decoders["tcgen05.mma.ws"] = func(d *decoder) error { return fmt.Errorf("tcgen05.mma.ws is not supported by the simulator") }
-	decoders["tcgen05.mma.sp"] = func(d *decoder) error { return fmt.Errorf("tcgen05.mma.sp (sparse) is not supported by the simulator") }
-	decoders["tcgen05.mma.ws.sp"] = decoders["tcgen05.mma.ws"]
-	decoders["tcgen05.commit"] = decTcCommit
-	decoders["tcgen05.ld"] = decTcLdSt(true)
-	decoders["tcgen05.st"] = decTcLdSt(false)
-	decoders["tcgen05.wait::ld"] = decTcWait(true)
-	decoders["tcgen05.wait::st"] = decTcWait(false)
-	decoders["tcgen05.fence::before_thread_sync"] = decTcFence(true)
-	decoders["tcgen05.fence::after_thread_sync"] = decTcFence(false)
-	decoders["tcgen05.cp"] = decTcCp
-	decoders["tcgen05.shift"] = decTcShift
-}
-
 // ctaGroup checks that one kernel does not mix .cta_group::1 and ::2.
 func (w *Warp) ctaGroup(in *Inst) {
 	g := in.PTX.ModPrefix("cta_group::")

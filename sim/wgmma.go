@@ -20,16 +20,6 @@ import (
 // simulator writes the accumulators only when the group completes, and the
 // checker reports any access to them before the covering wait.
 
-func init() {
-	decoders["wgmma.mma_async"] = decWgmma
-	decoders["wgmma.fence"] = decWgmmaSync("fence")
-	decoders["wgmma.commit_group"] = decWgmmaSync("commit")
-	decoders["wgmma.wait_group"] = decWgmmaSync("wait")
-	decoders["wgmma.mma_async.sp"] = func(d *decoder) error {
-		return fmt.Errorf("wgmma.mma_async.sp (sparse) is not supported by the simulator")
-	}
-}
-
 type fragCell struct {
 	reg  int32 // index into the operand's register list
 	half uint8 // value position inside the register (low first)
