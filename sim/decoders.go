@@ -10,7 +10,7 @@ import "fmt"
 // Unsupported); those instructions fail with a clear message when
 // executed.
 var decoders = map[string]decodeFn{
-	// Integer and floating-point arithmetic (alu_arith.go, alu_float.go).
+	// Arithmetic (alu_arith.go) and floating-point functions (alu_float.go).
 	"add":      decAddSub(false),
 	"sub":      decAddSub(true),
 	"mul":      decMul,
