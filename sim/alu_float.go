@@ -305,5 +305,3 @@ func decMath(op string) decodeFn {
 		return fmt.Errorf("%s.%s is not supported", op, t)
 	}
 }
-
-// compare and select ----------------------------------------------------------
