@@ -1,0 +1,530 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tcsim/tcsim/isa/ptx"
+)
+
+// Replaying a parsed trace (stepper_trace.go): applying records, stepping
+// forwards and back, and answering the stepper's questions (warps,
+// registers, hazards, in-flight operations) from the replayed state.
+
+func (b *traceBackend) reset() {
+	b.st = trState{regs: map[wkey]map[string][32]uint64{}, mbars: map[mkey]uint64{}, wgNext: map[wkey]int{},
+		wgOps: map[wgKey]*wgOp{}, wgDone: map[wgKey]bool{}}
+}
+
+// apply applies the next record.
+func (b *traceBackend) apply() {
+	st := &b.st
+	r := &b.recs[st.pos]
+	st.pos++
+	for _, v := range r.vals {
+		k := wkey{r.cta, r.warp}
+		m := st.regs[k]
+		if m == nil {
+			m = map[string][32]uint64{}
+			st.regs[k] = m
+		}
+		m[v.name] = v.v
+	}
+	switch r.typ {
+	case recInst:
+		st.insts++
+		st.last = r
+		if strings.HasPrefix(r.inst, "wgmma.mma_async") {
+			k := wkey{r.cta, r.warp}
+			idx := st.wgNext[k]
+			st.wgNext[k]++
+			ok := wgKey{r.cta, r.warp / 4, idx}
+			op := st.wgOps[ok]
+			if op == nil {
+				op = &wgOp{line: r.line}
+				st.wgOps[ok] = op
+			}
+			op.warps |= 1 << (r.warp % 4)
+		}
+	case recHazard:
+		st.hazards = append(st.hazards, r.hz)
+		st.newHz = append(st.newHz, r.hz)
+	case recEnd:
+		st.end = r
+	case recEvent:
+		switch r.ev {
+		case "async.issue":
+			st.async = append(st.async, asyncRow{kind: r.kind, line: b.pcLine[r.pc], cta: r.cta, thread: r.thread, desc: r.desc})
+			st.asyncEvt = true
+		case "async.complete":
+			line := b.pcLine[r.pc]
+			for i, a := range st.async {
+				if a.kind == r.kind && a.cta == r.cta && a.thread == r.thread && a.line == line {
+					st.async = append(st.async[:i], st.async[i+1:]...)
+					break
+				}
+			}
+			st.asyncEvt = true
+		case "wgmma.complete":
+			st.wgDone[wgKey{r.cta, r.wg, r.op}] = true
+			st.asyncEvt = true
+		case "mbarrier.phase":
+			st.mbars[mkey{r.cta, r.addr}] = r.phase
+		}
+	}
+}
+
+// forward applies records up to and including the next instruction
+// record; it reports whether it applied any.
+func (b *traceBackend) forward() bool {
+	if b.st.pos >= len(b.recs) {
+		return false
+	}
+	for b.st.pos < len(b.recs) {
+		r := &b.recs[b.st.pos]
+		b.apply()
+		if r.typ == recInst {
+			// Hazards and events of the next instruction come before its
+			// record: they belong to the next step.
+			break
+		}
+	}
+	if b.st.pos < len(b.recs) && !b.moreInsts() {
+		// Nothing but trailing events and the end record: apply them.
+		for b.st.pos < len(b.recs) {
+			b.apply()
+		}
+	}
+	return true
+}
+
+// moreInsts reports whether an instruction record is left.
+func (b *traceBackend) moreInsts() bool {
+	for i := b.st.pos; i < len(b.recs); i++ {
+		if b.recs[i].typ == recInst {
+			return true
+		}
+	}
+	return false
+}
+
+// seek rebuilds the state at position pos.
+func (b *traceBackend) seek(pos int) {
+	b.reset()
+	for b.st.pos < pos {
+		b.apply()
+	}
+}
+
+func (b *traceBackend) kind() string    { return "trace" }
+func (b *traceBackend) kernel() string  { return b.header.Kernel }
+func (b *traceBackend) file() string    { return b.header.File }
+func (b *traceBackend) lines() []string { return b.src }
+func (b *traceBackend) threads() int {
+	return max(b.header.Block[0], 1) * max(b.header.Block[1], 1) * max(b.header.Block[2], 1)
+}
+func (b *traceBackend) hasInst(l int) bool { return b.lineOK[l] }
+func (b *traceBackend) steps() int64       { return b.st.insts }
+func (b *traceBackend) done() bool         { return b.st.pos >= len(b.recs) }
+
+func (b *traceBackend) last() stopInfo {
+	s := stopInfo{reason: "start", warp: -1, steps: b.st.insts, hazards: b.st.newHz}
+	if r := b.st.last; r != nil {
+		s.reason, s.line, s.cta, s.warp, s.inst = "step", r.line, r.cta, r.warp, r.inst
+		switch b.stop {
+		case "hazard", "limit", "back":
+			s.reason = b.stop
+		}
+	}
+	if b.stop == "breakpoint" {
+		if n := b.nextRec(); n != nil {
+			s.reason, s.line, s.cta, s.warp, s.inst = "breakpoint", n.line, n.cta, n.warp, n.inst
+		}
+	}
+	if b.done() {
+		s.reason = "done"
+		if e := b.st.end; e != nil && e.err != "" {
+			s.reason, s.err = "error", e.err
+		}
+	}
+	return s
+}
+
+// nextRec is the next instruction record, or nil at the end.
+func (b *traceBackend) nextRec() *trRec {
+	for i := b.st.pos; i < len(b.recs); i++ {
+		if b.recs[i].typ == recInst {
+			return &b.recs[i]
+		}
+	}
+	return nil
+}
+
+// begin starts an action: it remembers where it started.
+func (b *traceBackend) begin() error {
+	if b.done() {
+		return errors.New("the trace has ended")
+	}
+	b.stops = append(b.stops, b.st.pos)
+	b.st.newHz = nil
+	b.st.asyncEvt = false
+	return nil
+}
+
+func (b *traceBackend) step() error {
+	if err := b.begin(); err != nil {
+		return err
+	}
+	b.forward()
+	b.stop = "step"
+	return nil
+}
+
+func (b *traceBackend) stepWarp(cta, warp int) error {
+	k, err := b.warpKey(cta, warp)
+	if err != nil {
+		return err
+	}
+	next := b.nextInst(k)
+	if next < 0 {
+		return fmt.Errorf("warp %d executes no more instructions in the trace", warp)
+	}
+	if err := b.begin(); err != nil {
+		return err
+	}
+	for b.st.pos <= next {
+		b.forward()
+	}
+	b.stop = "step"
+	return nil
+}
+
+func (b *traceBackend) warpKey(cta, warp int) (wkey, error) {
+	cs := b.ctas()
+	if cta < 0 || cta >= len(cs) {
+		return wkey{}, fmt.Errorf("no CTA %d in the trace", cta)
+	}
+	return wkey{cs[cta], warp}, nil
+}
+
+// nextInst is the index of warp k's next instruction record, or -1.
+func (b *traceBackend) nextInst(k wkey) int {
+	idx := b.warpInsts[k]
+	i := sort.SearchInts(idx, b.st.pos)
+	if i < len(idx) {
+		return idx[i]
+	}
+	return -1
+}
+
+// run replays until the next instruction record is on a breakpoint line,
+// a hazard is recorded (with hazard), limit instructions or the end. As in
+// the live simulation, a run that starts at the breakpoint it stopped at
+// goes past it.
+func (b *traceBackend) run(breaks []int, hazard bool, limit int64) error {
+	resume := b.stop == "breakpoint"
+	if err := b.begin(); err != nil {
+		return err
+	}
+	bp := map[int]bool{}
+	for _, l := range breaks {
+		bp[l] = true
+	}
+	atBreak := func() bool {
+		n := b.nextRec()
+		return n != nil && bp[n.line]
+	}
+	if !resume && atBreak() {
+		b.stop = "breakpoint"
+		return nil
+	}
+	b.stop = "step"
+	start := b.st.insts
+	for b.forward() {
+		switch {
+		case hazard && len(b.st.newHz) > 0:
+			b.stop = "hazard"
+			return nil
+		case limit > 0 && b.st.insts-start >= limit:
+			b.stop = "limit"
+			return nil
+		case atBreak():
+			b.stop = "breakpoint"
+			return nil
+		}
+	}
+	return nil
+}
+
+func (b *traceBackend) back(toStop bool) error {
+	if b.st.pos == 0 {
+		return errors.New("at the start of the trace: nothing to step back to")
+	}
+	target := 0
+	if toStop && len(b.stops) > 0 {
+		target = b.stops[len(b.stops)-1]
+	} else {
+		// The previous instruction boundary: just after the instruction
+		// record before the last one applied.
+		i := b.st.pos - 1
+		for i >= 0 && b.recs[i].typ != recInst {
+			i--
+		}
+		// i is the last instruction applied (or -1): go to just after the
+		// one before it.
+		j := i - 1
+		for j >= 0 && b.recs[j].typ != recInst {
+			j--
+		}
+		target = j + 1
+		if i < 0 {
+			target = 0
+		}
+	}
+	for len(b.stops) > 0 && b.stops[len(b.stops)-1] >= target {
+		b.stops = b.stops[:len(b.stops)-1]
+	}
+	b.seek(target)
+	b.st.newHz = nil
+	b.stop = "back"
+	return nil
+}
+
+// ctas lists the CTAs of the trace (its runs are one CTA at a time).
+func (b *traceBackend) ctas() [][3]int { return b.ctaList }
+
+func (b *traceBackend) warps() []warpRow {
+	var out []warpRow
+	for i, c := range b.ctaList {
+		for _, k := range b.warpKeys {
+			if k.cta != c {
+				continue
+			}
+			r := warpRow{cta: c, ctaIdx: i, warp: k.warp, pc: -1, state: "done"}
+			if n := b.nextInst(k); n >= 0 {
+				rec := &b.recs[n]
+				r.pc, r.line, r.inst, r.state, r.active = rec.pc, rec.line, rec.inst, "ready", rec.active
+				if idx := b.warpInsts[k]; idx[0] == n && b.st.pos <= n {
+					r.wait = "has not started"
+				}
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (b *traceBackend) hazards() []hazardRow {
+	out := append([]hazardRow(nil), b.st.hazards...)
+	sortHazards(out)
+	return out
+}
+
+func (b *traceBackend) inflight() []asyncRow {
+	out := append([]asyncRow(nil), b.st.async...)
+	var keys []wgKey
+	for k := range b.st.wgOps {
+		if !b.st.wgDone[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].wg != keys[j].wg {
+			return keys[i].wg < keys[j].wg
+		}
+		return keys[i].op < keys[j].op
+	})
+	for _, k := range keys {
+		op := b.st.wgOps[k]
+		out = append(out, asyncRow{kind: "wgmma.mma_async", line: op.line, cta: k.cta, thread: 128 * k.wg,
+			desc: fmt.Sprintf("warpgroup %d op #%d, %s", k.wg, k.op+1, issuedBy(op.warps, -2))})
+	}
+	return out
+}
+
+func (b *traceBackend) mbarriers(cta int) []mbarRow {
+	if cta < 0 || cta >= len(b.ctaList) {
+		return nil
+	}
+	var out []mbarRow
+	for k, ph := range b.st.mbars {
+		if k.cta == b.ctaList[cta] {
+			out = append(out, mbarRow{addr: k.addr, phase: ph, live: true, onlyPhase: true})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].addr < out[j].addr })
+	return out
+}
+
+func (b *traceBackend) regs(cta, warp int) []regInfo {
+	k, err := b.warpKey(cta, warp)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for n := range b.st.regs[k] {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return regLess(names[i], names[j]) })
+	out := make([]regInfo, len(names))
+	for i, n := range names {
+		out[i] = regInfo{name: n, typ: guessType(n)}
+	}
+	return out
+}
+
+// regLess orders register names by prefix, then number: %f2 < %f10 < %p1.
+func regLess(a, b string) bool {
+	pa, na := splitReg(a)
+	pb, nb := splitReg(b)
+	if pa != pb {
+		return pa < pb
+	}
+	if na != nb {
+		return na < nb
+	}
+	return a < b
+}
+
+func splitReg(s string) (string, int) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	n, _ := strconv.Atoi(s[i:])
+	return s[:i], n
+}
+
+func (b *traceBackend) reg(cta, warp int, name string) ([32]uint64, error) {
+	k, err := b.warpKey(cta, warp)
+	if err != nil {
+		return [32]uint64{}, err
+	}
+	v, ok := b.st.regs[k][name]
+	if !ok {
+		return v, fmt.Errorf("the trace has not written %s in warp %d yet", name, warp)
+	}
+	return v, nil
+}
+
+func (b *traceBackend) smemSize() int { return 0 }
+
+func (b *traceBackend) shared(int, int, int) ([]byte, error) {
+	return nil, errors.New("a trace holds no shared-memory contents")
+}
+
+func (b *traceBackend) tmem(int, int, int) (uint32, error) {
+	return 0, errors.New("a trace holds no Tensor Memory contents")
+}
+
+func (b *traceBackend) fragments(line int) (string, []fragInfo, error) {
+	if b.module == nil {
+		return "", nil, fmt.Errorf("the fragment view needs the PTX file %s, which could not be read or parsed", b.header.File)
+	}
+	in := b.module[line]
+	if in == nil {
+		return "", nil, fmt.Errorf("line %d has no instruction", line)
+	}
+	frs, err := staticFragments(in)
+	return in.String(), frs, err
+}
+
+func (b *traceBackend) missing(p paneKind) string {
+	switch p {
+	case paneSMEM:
+		return "A trace records no shared-memory contents. Open the kernel with --run and --launch to inspect them."
+	case paneTMEM:
+		return "A trace records no Tensor Memory contents. Open the kernel with --run and --launch to inspect them."
+	case paneRegs:
+		if !b.hasValues() {
+			return "This trace has no register values: record it with tcsim run --trace FILE --trace-values."
+		}
+	}
+	return ""
+}
+
+func (b *traceBackend) hasValues() bool {
+	for i := range b.recs {
+		if len(b.recs[i].vals) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// staticFragments reads the fragment operands of a matrix instruction
+// from its text, as sim.Stepper.Fragments does from the compiled program:
+// the accumulator and register-A fragments of wgmma.mma_async, the
+// registers of ldmatrix/stmatrix and of tcgen05.ld/st.
+func staticFragments(in *ptx.Instruction) ([]fragInfo, error) {
+	regsOf := func(i int) []string {
+		if i >= len(in.Operands) {
+			return nil
+		}
+		v, ok := in.Operands[i].(*ptx.Vector)
+		if !ok {
+			return nil
+		}
+		var out []string
+		for _, e := range v.Elems {
+			if r, ok := e.(*ptx.Reg); ok {
+				out = append(out, r.Name)
+			}
+		}
+		return out
+	}
+	switch {
+	case in.Opcode == "wgmma.mma_async" || strings.HasPrefix(in.Opcode, "wgmma.mma_async"):
+		if len(in.Types) < 2 || in.Shape.N == 0 {
+			return nil, fmt.Errorf("%s: no shape or types", in.Opcode)
+		}
+		dt := in.Types[0].String()
+		d := fragInfo{operand: "D", atom: fmt.Sprintf("wgmma.m64n%d.d.%s", in.Shape.N, dt), regs: regsOf(0), elem: dt, threads: 128}
+		out := []fragInfo{d}
+		if a := regsOf(1); a != nil {
+			tok := map[int]string{16: "b16", 32: "tf32", 8: "b8"}[in.Types[1].Bits()]
+			out = append(out, fragInfo{operand: "A", atom: fmt.Sprintf("wgmma.m64k%d.a.reg.%s", in.Shape.K, tok), regs: a, elem: in.Types[1].String(), threads: 128})
+		} else {
+			out = append(out, fragInfo{operand: "A", note: "shared memory, through the descriptor"})
+		}
+		return append(out, fragInfo{operand: "B", note: "shared memory, through the descriptor"}), nil
+	case in.Opcode == "ldmatrix" || in.Opcode == "stmatrix":
+		num := in.ModPrefix("x")
+		name := in.Opcode + ".m8n8." + num
+		if in.Has("trans") {
+			name += ".trans"
+		}
+		regs := regsOf(0)
+		if in.Opcode == "stmatrix" {
+			regs = regsOf(1)
+		}
+		return []fragInfo{{operand: "regs", atom: name + ".b16", regs: regs, elem: "b16", threads: 32}}, nil
+	case in.Opcode == "tcgen05.ld" || in.Opcode == "tcgen05.st":
+		var shape, num string
+		for _, m := range in.Mods {
+			if strings.Contains(m.Name, "x") && strings.HasSuffix(m.Name, "b") {
+				shape = m.Name
+			} else if len(m.Name) > 1 && m.Name[0] == 'x' && isDigits(m.Name[1:]) {
+				num = m.Name
+			}
+		}
+		regs := regsOf(0)
+		if in.Opcode == "tcgen05.st" {
+			regs = regsOf(1)
+		}
+		return []fragInfo{{operand: "regs", atom: "tcgen05." + shape + "." + num, regs: regs, elem: "f32", threads: 128}}, nil
+	}
+	return nil, fmt.Errorf("%s has no fragment operands", in.Opcode)
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
