@@ -72,7 +72,7 @@ func ToJSON(g *Grid, o Options) (*JSONGrid, error) {
 	}
 	doc := &JSONGrid{
 		Title: g.Title, Notes: g.Notes, Rows: g.Rows, Cols: g.Cols,
-		Region: JSONRegion{win.Row0, win.Row1, win.Col0, win.Col1},
+		Region: JSONRegion(win),
 		Panels: make([]JSONPanel, len(g.Panels)),
 		Cells:  []JSONCell{},
 	}

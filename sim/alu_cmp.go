@@ -100,10 +100,9 @@ func cmpFn(op string, t ptx.Type) (func(a, b uint64) bool, error) {
 }
 
 type setpInfo struct {
-	cmp  func(a, b uint64) bool
-	bop  string // and, or, xor, ""
-	ftz  bool
-	half int // 2 for x2 packed compares
+	cmp func(a, b uint64) bool
+	bop string // and, or, xor, ""
+	ftz bool
 }
 
 func (d *decoder) cmpOp() string {

@@ -16,7 +16,6 @@ import (
 type bulkGroups struct {
 	open   []*asyncOp   // issued since the last commit
 	groups [][]*asyncOp // committed, oldest first
-	reads  int
 }
 
 func (c *CTA) bulkGroups(tid int) *bulkGroups {

@@ -18,13 +18,7 @@ type decoder struct {
 	x  *ptx.Instruction
 }
 
-func (d *decoder) errorf(format string, args ...any) error {
-	return fmt.Errorf(format, args...)
-}
-
 func (d *decoder) has(mod string) bool { return d.x.Has(mod) }
-
-func (d *decoder) nops() int { return len(d.x.Operands) }
 
 // reg resolves e as a register (data or predicate).
 func (d *decoder) reg(e ptx.Expr) (regRef, bool) {

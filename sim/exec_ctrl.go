@@ -238,15 +238,13 @@ func (w *Warp) popDeadFrames() {
 // barriers -------------------------------------------------------------------
 
 type ctaBarrier struct {
-	gen      uint64
-	arrived  int
-	count    int // expected threads; 0 means every live thread
-	waiters  []barWaiter
-	popc     uint32
-	andv     bool
-	orv      bool
-	reds     int
-	releaser []*Warp // warps that arrived (for vector clocks)
+	gen     uint64
+	arrived int
+	count   int // expected threads; 0 means every live thread
+	waiters []barWaiter
+	popc    uint32
+	andv    bool
+	orv     bool
 }
 
 type barWaiter struct {

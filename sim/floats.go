@@ -26,7 +26,6 @@ const (
 )
 
 func isNaN32(b uint32) bool { return b&0x7F800000 == 0x7F800000 && b&0x7FFFFF != 0 }
-func isNaN64(b uint64) bool { return math.IsNaN(f64frombits(b)) }
 
 // ftz32 flushes an f32 subnormal to a zero of the same sign.
 func ftz32(b uint32) uint32 {

@@ -124,7 +124,6 @@ type hazardKey struct {
 type hazardSet struct {
 	byKey map[hazardKey]int
 	list  []Hazard
-	sub   func(Hazard) // subscribers (trace, stepper)
 }
 
 // hazard records a finding (deduplicated by kind, instruction and message).

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"math/rand/v2"
 	"runtime"
 	"sort"
@@ -704,13 +703,4 @@ type Fault struct {
 
 func (f *Fault) Error() string {
 	return fmt.Sprintf("%s: %s\n  in %s (CTA %s, warp %d, lane %d, thread %d)", f.Pos, f.Msg, f.Inst, fmtID(f.CTA), f.Warp, f.Lane, f.Warp*32+f.Lane)
-}
-
-// lanes iterates over the set bits of m.
-func laneList(m uint32) []int {
-	var out []int
-	for ; m != 0; m &= m - 1 {
-		out = append(out, bits.TrailingZeros32(m))
-	}
-	return out
 }

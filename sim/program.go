@@ -147,7 +147,7 @@ type Inst struct {
 	space     ptx.Space
 	vec       int
 	flags     uint32
-	aux, aux2 int
+	aux       int
 	target    int // branch target
 	rpc       int // reconvergence pc of a branch (ipdom)
 	ext       any // per-opcode data

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"sort"
 	"sync"
 
@@ -123,13 +122,4 @@ func (m *Machine) BankConflicts() []BankStat {
 		return out[i].Wavefronts-out[i].Ideal > out[j].Wavefronts-out[j].Ideal
 	})
 	return out
-}
-
-// reportBankConflicts adds the statistics as performance findings.
-func (m *Machine) reportBankConflicts() {
-	for _, b := range m.BankConflicts() {
-		m.hazard(Hazard{Kind: HzBankConflict, Severity: SevPerf, PC: b.PC, Warp: -1,
-			Msg: fmt.Sprintf("shared-memory bank conflicts: %.2f wavefronts per request on average (ideal %.2f), up to %d-way, over %d requests",
-				float64(b.Wavefronts)/float64(b.Requests), float64(b.Ideal)/float64(b.Requests), b.MaxWays, b.Requests)})
-	}
 }

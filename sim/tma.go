@@ -140,7 +140,6 @@ type bulkInfo struct {
 	load      bool
 	dim       int
 	multicast bool
-	mode      string
 }
 
 // decBulkTensor: cp.async.bulk.tensor.Nd.dst.src{.mode}.completion ...

@@ -88,9 +88,7 @@ type Warp struct {
 	lastAccess    []int64
 	lastAccessPC  []int32
 	scratch       [3][32]uint64
-	lastIssue     int // pc of the previous instruction, for traces
 	clockBase     int64
-	elected       uint32
 }
 
 type waitInfo struct {

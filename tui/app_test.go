@@ -553,10 +553,7 @@ func TestColorByRegister(t *testing.T) {
 		e := m.views[0].(*explorer)
 		lines := strings.Split(e.pane.render(), "\n")
 		row := lines[1] // after the column headers
-		var got []string
-		for _, part := range strings.Split(row, "\x1b[0m")[:4] {
-			got = append(got, part)
-		}
+		got := strings.Split(row, "\x1b[0m")[:4]
 		for i, k := range tc.want {
 			if !strings.Contains(got[i], bg(k)) {
 				t.Errorf("%s (%s): cell %d is not palette colour %d: %q", tc.presses, e.colorName(), i, k, got[i])

@@ -190,7 +190,7 @@ func TestGPURunOnGPU(t *testing.T) {
 		t.Errorf("y.bin: %d bytes, %v", len(b), err)
 	}
 	caseDir := filepath.Join(dir, "case")
-	code, out, errs = runCLI(t, append([]string{"record", saxpyPTX, "--case", caseDir}, saxpyArgs...)...)
+	code, _, errs = runCLI(t, append([]string{"record", saxpyPTX, "--case", caseDir}, saxpyArgs...)...)
 	if code != 0 {
 		t.Fatalf("record: exit %d: %s", code, errs)
 	}

@@ -153,7 +153,6 @@ Exit status 1 when ptxas disagrees with the table on any case.`,
 }
 
 type numOpts struct {
-	mode                      string
 	rn, rz, rm, rp, rna       bool
 	rni, rzi, rmi, rpi        bool
 	satfinite, relu, sat, ftz bool

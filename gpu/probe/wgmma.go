@@ -31,8 +31,6 @@ var (
 	inE4M3 = wgmmaInput{elemE4M3, 32, "b8", elemF32, "e4m3", ", 1, 1", ", 1, 1"}
 )
 
-func (in wgmmaInput) bytes() int { return in.e.bits() / 8 }
-
 // op is the instruction for shape n with accumulator acc.
 func (in wgmmaInput) op(n int, acc elem) string {
 	return fmt.Sprintf("wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s", n, in.k, acc, in.ptx, in.ptx)
