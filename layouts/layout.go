@@ -190,25 +190,3 @@ func (l Layout) Equal(m Layout) bool {
 
 // String prints l in CuTe notation, e.g. "((4,8,4),(2,2,8)):((128,1,16),(64,8,512))".
 func (l Layout) String() string { return l.Shape.String() + ":" + l.Stride.String() }
-
-func mod(a, b int) int {
-	if b == 0 {
-		return 0
-	}
-	r := a % b
-	if r < 0 {
-		r += b
-	}
-	return r
-}
-
-func floorDiv(a, b int) int {
-	if b == 0 {
-		return 0
-	}
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
-}

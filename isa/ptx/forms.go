@@ -369,7 +369,7 @@ func (f *Form) fits(in *Instruction) bool {
 // returns the slot of each modifier and the problems found.
 func (f *Form) matchMods(in *Instruction) (assign []int, probs []problem) {
 	var usedArr [48]bool
-	used := usedArr[:0]
+	var used []bool
 	if len(f.slots) <= len(usedArr) {
 		used = usedArr[:len(f.slots)]
 	} else {

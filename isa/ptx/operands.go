@@ -18,10 +18,6 @@ func (c *checker) checkOperands(in *Instruction, f *Form) []problem {
 	return probs
 }
 
-func (c *checker) operandName(in *Instruction, sp *opSpec) string {
-	return sp.name
-}
-
 func addProb(probs *[]problem, pos Pos, hint, format string, args ...any) {
 	*probs = append(*probs, problem{pos, fmt.Sprintf(format, args...), hint, false})
 }

@@ -800,11 +800,6 @@ func (c *checker) checkVecElems(in *Instruction, v *Vector, want Type, what stri
 
 // ---- mma.sync ----
 
-type mmaShapes struct {
-	class  string
-	shapes []Shape
-}
-
 func sh3(m, n, k int) Shape { return Shape{m, n, k} }
 
 var mmaDense = map[string][]Shape{

@@ -108,16 +108,6 @@ func joinNames(ns []string) string {
 	return s
 }
 
-// slotOf returns the environment slot of name, or -1.
-func (p *Program) slotOf(name string) int {
-	for i, n := range p.slots {
-		if n == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // run executes the bound program in env (len(env) == len(p.slots), the
 // input and extra slots filled in) and copies the outputs to out.
 func (p *Program) run(env []int64, out []int64) error {
