@@ -27,6 +27,8 @@ and the asynchronous units (wgmma, TMA, mbarrier, cp.async, tcgen05) with the
 tensor-core arithmetic the H100 was measured to use. It takes the same launch
 description as 'tcsim gpu run' and prints the --out buffers the same way.
 
+  --case DIR       run a recorded or captured case's kernel and launch (see
+                   also tcsim replay DIR, which compares the outputs)
   --check          run the hazard checker (shared-memory races and bank conflicts
                    on top of the protocol checks that always run: wgmma registers
                    and fences, async-proxy fences, TMA and mbarrier rules, tcgen05
@@ -53,6 +55,7 @@ Example:
 		setup: func(fs *flag.FlagSet) any {
 			o := &runOpts{}
 			o.launch.Register(fs)
+			fs.StringVar(&o.caseDir, "case", "", "run the kernel and launch of the case `DIR` (written by tcsim capture or tcsim record)")
 			fs.BoolVar(&o.check, "check", false, "run the hazard checker; exit 1 when it finds errors or warnings")
 			fs.StringVar(&o.trace, "trace", "", "write a JSON-lines trace to `FILE`")
 			fs.BoolVar(&o.traceValues, "trace-values", false, "include written register values in the trace")
@@ -80,6 +83,7 @@ func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 type runOpts struct {
 	launch      launch.LaunchFlags
+	caseDir     string
 	check       bool
 	trace       string
 	traceValues bool
@@ -98,6 +102,16 @@ type runOpts struct {
 
 func runRun(e *env, opts any, args []string) error {
 	o := opts.(*runOpts)
+	if o.caseDir != "" {
+		ptxArg := ""
+		if len(args) > 0 {
+			ptxArg = args[0]
+		}
+		if err := applyCase(o.caseDir, &o.launch, &ptxArg); err != nil {
+			return err
+		}
+		args = []string{ptxArg}
+	}
 	path, ptxSrc, l, _, err := prepareLaunch(&o.launch, args)
 	if err != nil {
 		return err
@@ -142,33 +156,7 @@ func runRun(e *env, opts any, args []string) error {
 		if p.Arch == "sm_100a" || strings.HasPrefix(p.Arch, "sm_10") {
 			fmt.Fprintln(w, "  note: sm_100a (tcgen05, Tensor Memory) semantics and arithmetic are modelled from the ISA and public evidence: not hardware-verified")
 		}
-		if pcs := m.ApproxPCs(); len(pcs) > 0 {
-			type span struct{ n, lo, hi int }
-			spans := map[string]*span{}
-			var names []string
-			for _, pc := range pcs {
-				in := &p.Insts[pc]
-				name := in.PTX.Opcode + dotMods(in)
-				s := spans[name]
-				if s == nil {
-					s = &span{lo: in.Line}
-					spans[name] = s
-					names = append(names, name)
-				}
-				s.n++
-				s.lo, s.hi = min(s.lo, in.Line), max(s.hi, in.Line)
-			}
-			var where []string
-			for _, n := range names {
-				s := spans[n]
-				if s.n == 1 {
-					where = append(where, fmt.Sprintf("%s (line %d)", n, s.lo))
-				} else {
-					where = append(where, fmt.Sprintf("%s ×%d (lines %d-%d)", n, s.n, s.lo, s.hi))
-				}
-			}
-			fmt.Fprintf(w, "  note: not bit-exact: %s computed in float64 (the hardware's approximation differs in the last bits)\n", strings.Join(where, ", "))
-		}
+		printApprox(w, m)
 	}
 	hazards := m.Hazards()
 	nErr := printHazards(w, hazards, o.check)

@@ -26,6 +26,7 @@ type tuiFlags struct {
 
 	// the kernel stepper
 	run, trace, schedule string
+	caseDir              string
 	seed                 uint64
 	launch               launch.LaunchFlags
 }
@@ -80,7 +81,8 @@ and --kernel, --grid, --block, --cluster, --param and --buffer overriding
 it (the dynamic shared memory comes from the launch file). It simulates
 one CTA (or cluster) at a time, in grid order: --grid 1 keeps a session
 short; after the last instruction the panes keep showing the last CTA.
---trace FILE replays a trace written by 'tcsim run KERNEL.ptx --trace FILE
+--case DIR opens the stepper on a case written by tcsim capture or tcsim
+record (its kernel.ptx and launch.json). --trace FILE replays a trace written by 'tcsim run KERNEL.ptx --trace FILE
 --trace-values' without simulating: the panes show what the trace holds
 (registers, async operations, mbarrier phases and hazards; no memory).
 The live stepper lets each warp run one instruction per turn; 'tcsim run'
@@ -116,6 +118,7 @@ Examples:
 			fs.IntVar(&f.scale, "scale", 2, "pixel scale of a --snapshot PNG")
 			fs.BoolVar(&f.noColor, "no-color", false, "draw without colours (as NO_COLOR does)")
 			fs.StringVar(&f.run, "run", "", "open the stepper on the PTX `KERNEL` (with --launch)")
+			fs.StringVar(&f.caseDir, "case", "", "open the stepper on the case `DIR` (written by tcsim capture or tcsim record)")
 			fs.StringVar(&f.trace, "trace", "", "open the stepper on a trace `FILE` written by tcsim run --trace")
 			fs.StringVar(&f.schedule, "schedule", "lazy", "the stepper's schedule `mode`: lazy, latest, eager or random")
 			fs.Uint64Var(&f.seed, "seed", 1, "seed of the random schedule")
@@ -184,6 +187,11 @@ func tuiError(err error) error {
 // stepperConfig reads the stepper's flags: a kernel and its launch, or a
 // trace file.
 func stepperConfig(cfg *tui.Config, f *tuiFlags) error {
+	if f.caseDir != "" {
+		if err := applyCase(f.caseDir, &f.launch, &f.run); err != nil {
+			return err
+		}
+	}
 	kernel := f.run != "" || f.launch.File != ""
 	if !kernel {
 		if f.launch.Kernel.String() != "" || f.launch.Grid.String() != "" || f.launch.Block.String() != "" ||

@@ -15,6 +15,8 @@
 //	sim/datapath   the tensor-core arithmetic
 //	sim            machine state, semantics, hazards, stepping
 //	gpu, gpu/*     the CUDA driver and hardware probes, beside sim: never sim
+//	capture        recording launches from real programs (driver interposer,
+//	               Triton hooks) into fixture cases, beside sim and gpu
 //	render         pictures (text, ANSI, SVG, PNG, HTML)
 //	tui            the Bubble Tea explorer
 //	cmd/*          the tcsim binary
@@ -34,9 +36,10 @@ var Allowed = map[string][]string{
 	"sim/datapath": {"internal", "layouts", "isa", "sim/datapath"},
 	"sim":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim"},
 	"gpu":          {"internal", "layouts", "isa", "launch", "fixtures", "gpu"},
+	"capture":      {"internal", "layouts", "isa", "launch", "fixtures", "capture"},
 	"render":       {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim", "render"},
 	"tui":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim", "render", "tui"},
-	"cmd":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim", "gpu", "render", "tui", "cmd"},
+	"cmd":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim", "gpu", "capture", "render", "tui", "cmd"},
 }
 
 // Module is the module path; packages outside it are not in any group.

@@ -24,6 +24,47 @@ type Provenance struct {
 	KernelAttrs map[string]int `json:"kernel_attrs,omitempty"`
 	// ElapsedMS is the kernel's time between CUDA events, for reference.
 	ElapsedMS float64 `json:"elapsed_ms,omitempty"`
+	// Capture describes a launch recorded from a real program by
+	// `tcsim capture`.
+	Capture *CaptureInfo `json:"capture,omitempty"`
+}
+
+// CaptureInfo is what `tcsim capture` knows about a launch it recorded
+// from a program: where it came from, and what each buffer is.
+type CaptureInfo struct {
+	Program     []string `json:"program"`      // the program's command line
+	API         string   `json:"api"`          // the driver call, e.g. cuLaunchKernelEx
+	Kernel      string   `json:"kernel"`       // the kernel's full (mangled) name
+	LaunchIndex int64    `json:"launch_index"` // among the launches that matched --kernel
+	PTXSource   string   `json:"ptx_source"`   // where the PTX came from
+	// Buffers are the device allocations the launch could reach.
+	Buffers []CapturedBuffer `json:"buffers"`
+	// LeftOut names reachable memory that was not recorded, and why.
+	LeftOut []string `json:"left_out,omitempty"`
+	// TensorMaps are the cuTensorMapEncode* calls whose maps the launch's
+	// parameters hold, with the parameter byte offset.
+	TensorMaps []json.RawMessage `json:"tensor_maps,omitempty"`
+	Notes      []string          `json:"notes,omitempty"`
+	// Arguments are the Python arguments of a Triton launch, as
+	// tcsim_capture described them.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// CapturedBuffer is one recorded allocation.
+type CapturedBuffer struct {
+	Name        string `json:"name"` // the launch's buffer or parameter name
+	Addr        string `json:"addr"` // the GPU's device address, 0x...
+	Size        int64  `json:"size"`
+	AllocatedBy string `json:"allocated_by,omitempty"`
+	// Changed: the launch wrote it; it is an output of the case. An
+	// unchanged buffer is not stored twice: replay checks that the
+	// simulator left it as it was.
+	Changed bool `json:"changed"`
+	// The tensor in it, when known (Triton arguments, tensor maps).
+	DType   string  `json:"dtype,omitempty"`
+	Shape   []int64 `json:"shape,omitempty"`   // outermost first
+	Strides []int64 `json:"strides,omitempty"` // in elements, outermost first
+	Offset  int64   `json:"offset,omitempty"`  // bytes from the buffer's start to element 0
 }
 
 // wire is what UnmarshalJSON accepts: the fields of Provenance, and the
@@ -40,6 +81,7 @@ type wire struct {
 	JITLog        string         `json:"jit_log"`
 	KernelAttrs   map[string]int `json:"kernel_attrs"`
 	ElapsedMS     float64        `json:"elapsed_ms"`
+	Capture       *CaptureInfo   `json:"capture"`
 
 	Driver string `json:"driver"` // = driver_version
 	CUDA   string `json:"cuda"`   // = cuda_version
@@ -59,7 +101,7 @@ func (p *Provenance) UnmarshalJSON(b []byte) error {
 	}
 	*p = Provenance{GPU: w.GPU, Arch: w.Arch, DriverVersion: w.DriverVersion, CUDAVersion: w.CUDAVersion,
 		Date: w.Date, TcsimVersion: w.TcsimVersion, Command: w.Command, JITLog: w.JITLog,
-		KernelAttrs: w.KernelAttrs, ElapsedMS: w.ElapsedMS}
+		KernelAttrs: w.KernelAttrs, ElapsedMS: w.ElapsedMS, Capture: w.Capture}
 	if p.DriverVersion == "" {
 		p.DriverVersion = w.Driver
 	}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// copyCase copies a case directory into a temporary one.
+func copyCase(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestReplay(t *testing.T) {
+	saxpy := "../../fixtures/gpu/saxpy"
+	edited := copyCase(t, saxpy)
+	if err := os.WriteFile(filepath.Join(edited, "kernel.ptx"), []byte("// edited\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := copyCase(t, saxpy)
+	if err := os.Remove(filepath.Join(missing, "launch.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		out, not []string
+		err      string
+	}{
+		{"bit-exact", []string{"replay", saxpy}, 0,
+			[]string{"y: bit-identical to the GPU (1024 elements, 4096 bytes)", "replay: 1 of 1 buffers bit-identical"}, nil, ""},
+		{"gemm with check", []string{"replay", "../../fixtures/corpus/gemm_tma_wgmma", "--check"}, 0,
+			[]string{"no hazards", "C: bit-identical"}, nil, ""},
+		{"approximate math", []string{"replay", "../../fixtures/corpus/attention_step", "--first", "2"}, 1,
+			[]string{"O: ", "elements differ from the GPU", "ULP", "not bit-exact: ex2.approx", "... "}, []string{"replay: "}, "buffers differ from the GPU"},
+		{"edited file", []string{"replay", edited}, 1, nil, nil, "kernel.ptx: contents differ from the manifest (edited by hand?)"},
+		{"missing file", []string{"replay", missing}, 1, nil, nil, "launch.json: listed in the manifest but missing"},
+		{"not a case", []string{"replay", "no/such/dir"}, 1, nil, nil, "not a case directory"},
+		{"no argument", []string{"replay"}, 2, nil, nil, "want one case directory"},
+		{"run --case", []string{"run", "--case", saxpy, "-q"}, 0, []string{"y (param 3), 4096 bytes:"}, nil, ""},
+		{"run --case and a PTX file", []string{"run", "--case", saxpy, "x.ptx"}, 2, nil, nil, "drop --launch and the PTX file"},
+		{"run --case damaged", []string{"run", "--case", edited}, 1, nil, nil, "edited by hand?"},
+		{"tui --case", []string{"tui", "--case", saxpy, "--snapshot", "-", "--size", "80x12"}, 0, []string{"Stepper", "saxpy"}, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) { expectCLI(t, tc.args, tc.code, tc.out, tc.not, tc.err) })
+	}
+}
+
+func TestCaptureUsage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"no -o", []string{"capture", "--", "true"}, 2, "missing -o DIR"},
+		{"no program", []string{"capture", "-o", t.TempDir()}, 2, "missing the program"},
+		{"convert with a program", []string{"capture", "-o", t.TempDir(), "--convert", t.TempDir(), "--", "true"}, 2, "--convert takes no program"},
+		{"convert an empty directory", []string{"capture", "-o", t.TempDir(), "--convert", t.TempDir()}, 1, "no case written"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { expectCLI(t, tc.args, tc.code, nil, nil, tc.err) })
+	}
+}
