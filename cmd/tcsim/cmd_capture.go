@@ -42,7 +42,8 @@ points at DIR/raw unless TRITON_CACHE_DIR / TORCHINDUCTOR_CACHE_DIR are set.
   --max-buffer B    leave out allocations larger than B bytes (default 256 MiB)
   --keep-allocator  keep PyTorch's caching allocator (by default capture sets
                     PYTORCH_NO_CUDA_MEMORY_CACHING=1 so that buffers are tensors,
-                    not 2 MiB segments)
+                    not 2 MiB segments); programs that use CUDA graphs
+                    (torch.compile mode="reduce-overhead") need it
   --convert RAW     make cases from raw records written earlier (no program)
 
 Exit status: the program's, or 1 when nothing could be captured.
@@ -123,6 +124,11 @@ func runCapture(e *env, opts any, args []string) error {
 		fmt.Fprintf(w, "tcsim capture: %s: %s\n", r.Dir, r.Summary)
 	}
 	if sess != nil && sess.ExitCode != 0 {
+		for _, v := range sess.Environment {
+			if v == "PYTORCH_NO_CUDA_MEMORY_CACHING=1" {
+				return fmt.Errorf("the program exited with status %d (capture turned PyTorch's caching allocator off; a program that uses CUDA graphs, such as torch.compile with mode=\"reduce-overhead\", needs it: run again with --keep-allocator)", sess.ExitCode)
+			}
+		}
 		return fmt.Errorf("the program exited with status %d", sess.ExitCode)
 	}
 	if len(res) == 0 || failed == len(res) {
