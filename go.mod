@@ -13,6 +13,7 @@ require (
 	github.com/charmbracelet/x/exp/teatest/v2 v2.0.0-20260823001701-96af6d2cb5f6
 	github.com/charmbracelet/x/term v0.2.2
 	github.com/ebitengine/purego v0.11.3
+	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
 )
 
 require (
