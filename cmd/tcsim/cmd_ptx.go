@@ -10,7 +10,9 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
+	"github.com/tcsim/tcsim/internal/demangle"
 	"github.com/tcsim/tcsim/internal/suggest"
 	"github.com/tcsim/tcsim/isa/ptx"
 )
@@ -38,6 +40,17 @@ the target architecture and PTX version, and the legal combinations of each
 family (wgmma shapes, types and immediates, tcgen05 shapes and counts, mbarrier
 operands, mma fragments, cp.async.bulk.tensor coordinates ...).
 
+A file that is empty, holds only comments, declares no function, is not
+text (a cubin, random bytes) or ends in the middle of a statement (a cut or
+interrupted file) is an error, reported once. At most --max-errors
+diagnostics are printed per file, followed by how many more there are.
+
+For a valid file, check prints a summary, each kernel's name (demangled and
+abbreviated: cutlass::device_kernel<GemmUniversal<…>>; --full-names prints
+the whole C++ name and the mangled one) and, when the kernel uses
+asynchronous protocols (wgmma, tcgen05, mbarrier, TMA), a reminder that
+'tcsim run --check' checks those protocols, which a static check cannot.
+
 Exit status: 0 when no file has a diagnostic, 1 otherwise.
 
   tcsim ptx check gemm_sm90a.ptx
@@ -45,6 +58,8 @@ Exit status: 0 when no file has a diagnostic, 1 otherwise.
 		setup: func(fs *flag.FlagSet) any {
 			o := &ptxCheckOpts{}
 			fs.BoolVar(&o.brief, "brief", false, "print only the file:line:col: message lines, without source excerpts")
+			fs.IntVar(&o.maxErrors, "max-errors", 20, "print at most `N` diagnostics per file (0: all)")
+			fs.BoolVar(&o.fullNames, "full-names", false, "print kernel names in full (demangled C++ and mangled)")
 			return o
 		},
 		run: runPtxCheck,
@@ -70,7 +85,11 @@ families that contain it.
 	})
 }
 
-type ptxCheckOpts struct{ brief bool }
+type ptxCheckOpts struct {
+	brief     bool
+	maxErrors int
+	fullNames bool
+}
 
 func readPTX(e *env, name string) ([]byte, error) {
 	if name == "-" {
@@ -83,6 +102,9 @@ func runPtxCheck(e *env, opts any, args []string) error {
 	o := opts.(*ptxCheckOpts)
 	if len(args) == 0 {
 		return usagef("ptx check needs at least one FILE")
+	}
+	if o.maxErrors < 0 {
+		return usagef("--max-errors %d: want 0 (no limit) or more", o.maxErrors)
 	}
 	nerr, nwarn := 0, 0
 	for _, name := range args {
@@ -97,19 +119,31 @@ func runPtxCheck(e *env, opts any, args []string) error {
 		m, errs := ptx.Check(display, src)
 		if len(errs) == 0 {
 			fmt.Fprintf(e.stdout, "%s: ok (%s)\n", display, moduleSummary(m))
+			if !o.brief {
+				printKernels(e.stdout, m, o.fullNames)
+				printProtocolHint(e.stdout, m, name)
+			}
 			continue
 		}
 		lines := strings.Split(string(src), "\n")
+		shown := 0
 		for _, d := range errs {
 			if d.Warning {
 				nwarn++
 			} else {
 				nerr++
 			}
+			if o.maxErrors > 0 && shown == o.maxErrors {
+				continue
+			}
+			shown++
 			fmt.Fprintln(e.stdout, d.Error())
 			if !o.brief {
 				printExcerpt(e.stdout, lines, d.Pos.Line, d.Pos.Col)
 			}
+		}
+		if more := len(errs) - shown; more > 0 {
+			fmt.Fprintf(e.stdout, "%s: ... and %d more (--max-errors 0 prints every diagnostic)\n", display, more)
 		}
 	}
 	if nerr+nwarn == 0 {
@@ -126,12 +160,16 @@ func ptxPlural(n int, what string) string {
 }
 
 // printExcerpt prints the source line, with tabs expanded to stops of 4,
-// and a caret under column col.
+// and a caret under column col. Lines that are not text (binary input)
+// or are very long are not echoed.
 func printExcerpt(w io.Writer, lines []string, line, col int32) {
 	if line < 1 || int(line) > len(lines) {
 		return
 	}
 	src := strings.TrimRight(lines[line-1], "\r")
+	if len(src) > 1000 || !printable(src) {
+		return
+	}
 	var text strings.Builder
 	caretAt := -1
 	for i := 0; i < len(src); i++ {
@@ -148,6 +186,91 @@ func printExcerpt(w io.Writer, lines []string, line, col int32) {
 		caretAt = text.Len()
 	}
 	fmt.Fprintf(w, "    %s\n    %s^\n", text.String(), strings.Repeat(" ", caretAt))
+}
+
+// printable reports whether s is UTF-8 text without control characters
+// other than tabs.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\t' || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// printKernels lists the module's kernels by readable name.
+func printKernels(w io.Writer, m *ptx.Module, full bool) {
+	for _, f := range m.Functions() {
+		if !f.Entry || f.Body == nil {
+			continue
+		}
+		if !full {
+			fmt.Fprintf(w, "  kernel %s\n", demangle.Short(f.Name))
+			continue
+		}
+		fmt.Fprintf(w, "  kernel %s\n", demangle.Demangle(f.Name))
+		if demangle.IsMangled(f.Name) {
+			fmt.Fprintf(w, "    mangled %s\n", f.Name)
+		}
+	}
+}
+
+// printProtocolHint points to 'tcsim run --check' for a module that uses
+// asynchronous protocols, which no static check can judge.
+func printProtocolHint(w io.Writer, m *ptx.Module, file string) {
+	var uses []string
+	for _, f := range moduleFamilies(m) {
+		switch f {
+		case "wgmma", "tcgen05", "mbarrier":
+			uses = append(uses, f)
+		case "async-copy":
+			uses = append(uses, "async-copy")
+		}
+	}
+	if len(uses) == 0 {
+		return
+	}
+	if file == "-" || strings.ContainsAny(file, " \t'\"") {
+		file = "KERNEL.ptx"
+	}
+	fmt.Fprintf(w, "  note: ptx check validates instructions, not the %s protocols;\n"+
+		"    a simulated launch checks them (--launch FILE, or --grid, --block and --param):\n"+
+		"    tcsim run %s --check --launch FILE\n", andList(uses), file)
+}
+
+// andList joins words as "a, b and c".
+func andList(ws []string) string {
+	if len(ws) < 2 {
+		return strings.Join(ws, "")
+	}
+	return strings.Join(ws[:len(ws)-1], ", ") + " and " + ws[len(ws)-1]
+}
+
+// moduleFamilies lists the instruction families of the module's functions
+// that tcsim checks protocols for, in order.
+func moduleFamilies(m *ptx.Module) []string {
+	seen := map[string]bool{}
+	for _, f := range m.Functions() {
+		if f.Body == nil {
+			continue
+		}
+		walkInstructions(f.Body, func(in *ptx.Instruction) {
+			if info := ptx.Lookup(in.Opcode); info != nil {
+				seen[info.Family] = true
+			}
+		})
+	}
+	var out []string
+	for _, f := range []string{"wgmma", "tcgen05", "mbarrier", "async-copy"} {
+		if seen[f] {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // moduleSummary describes a valid module in a few words.

@@ -115,3 +115,48 @@ func TestPtxOpcodes(t *testing.T) {
 		t.Errorf("misspelt opcode: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestPtxCheckInputs covers the whole-file errors, the error cap, the
+// kernel names and the protocol note.
+func TestPtxCheckInputs(t *testing.T) {
+	var many strings.Builder
+	many.WriteString(".version 8.7\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n")
+	for i := 0; i < 30; i++ {
+		many.WriteString("\tbogus.op;\n")
+	}
+	many.WriteString("\tret;\n}\n")
+	manyF := writePTX(t, "many.ptx", many.String())
+	mangled := strings.Replace(goodPTX, "entry k(", "entry _Z13hopper_kernel14CUtensorMap_stS_S_Pfi(", 1)
+	for _, c := range []struct {
+		name     string
+		args     []string
+		code     int
+		out, not []string
+		errPart  string
+	}{
+		{"empty", []string{writePTX(t, "empty.ptx", "")}, 1,
+			[]string{"empty.ptx:1:1: no PTX in the file: it is empty or holds only comments"}, nil, "1 error, 0 warnings"},
+		{"header only", []string{writePTX(t, "h.ptx", ".version 8.7\n.target sm_90a\n")}, 1,
+			[]string{"h.ptx:2:1: the module declares no function"}, nil, "1 error"},
+		{"binary", []string{writePTX(t, "b.ptx", "\x7fELF\x02\x01\x01\x00\x00\x00")}, 1,
+			[]string{"b.ptx:1:1: ELF file (a cubin or an executable), not PTX text: byte 0x7f at offset 0 is not text"}, []string{"ELF\x02", "^"}, "1 error"},
+		{"cap", []string{manyF}, 1,
+			[]string{"many.ptx:25:2: unknown instruction bogus", "many.ptx: ... and 10 more (--max-errors 0 prints every diagnostic)"},
+			[]string{"many.ptx:26:2"}, "30 errors, 0 warnings"},
+		{"no cap", []string{manyF, "--max-errors", "0", "--brief"}, 1, []string{"many.ptx:35:2: unknown instruction bogus"}, []string{"more"}, "30 errors"},
+		{"cap 1", []string{manyF, "--max-errors", "1", "--brief"}, 1, []string{"many.ptx:6:2", "... and 29 more"}, []string{"many.ptx:7:2"}, "30 errors"},
+		{"bad cap", []string{manyF, "--max-errors", "-1"}, 2, nil, nil, "--max-errors -1"},
+		{"kernel and note", []string{writePTX(t, "m.ptx", mangled)}, 0, []string{
+			"m.ptx: ok (sm_90a, 1 function (1 kernel), 5 instructions; wgmma 1)\n",
+			"  kernel hopper_kernel(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, float*, int)\n",
+			"  note: ptx check validates instructions, not the wgmma protocols;\n",
+			"m.ptx --check --launch FILE\n"}, []string{"mangled"}, ""},
+		{"full names", []string{writePTX(t, "m.ptx", mangled), "--full-names"}, 0, []string{
+			"  kernel hopper_kernel(CUtensorMap_st, CUtensorMap_st, CUtensorMap_st, float*, int)\n    mangled _Z13hopper_kernel14CUtensorMap_stS_S_Pfi\n"}, nil, ""},
+		{"brief ok", []string{writePTX(t, "m.ptx", mangled), "--brief"}, 0, []string{"m.ptx: ok"}, []string{"  kernel ", "note"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			expectCLI(t, append([]string{"ptx", "check"}, c.args...), c.code, c.out, c.not, c.errPart)
+		})
+	}
+}

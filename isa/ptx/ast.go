@@ -34,6 +34,12 @@ type Expr interface {
 type Module struct {
 	Filename string
 	Decls    []Decl
+	// Truncated is set when the source ended in the middle of a
+	// statement, block or function (a cut or interrupted file). The
+	// parser then reports one "unexpected end of file" error, and the
+	// validator skips the checks that need the rest of the file (.loc
+	// file indices, which nvcc declares at the end).
+	Truncated bool
 }
 
 // Version returns the module's .version directive, or nil.

@@ -304,6 +304,8 @@ func (p *parser) parseFunction(pos Pos, linkage string) *Function {
 	}
 	f.NamePos = p.pos
 	f.Name = p.identLit("a function name")
+	p.fn = f.Name
+	defer func() { p.fn = "" }()
 	if p.tok == LPAREN {
 		f.HasParen = true
 		f.Params = p.parseParamList()
@@ -436,6 +438,15 @@ func (p *parser) parseVarDecl(pos Pos, param bool) *VarDecl {
 	return d
 }
 
+// Bounds on declarations, so that no input makes a consumer allocate
+// without limit.
+const (
+	// MaxRegRange is the largest register range %r<N> the parser accepts.
+	MaxRegRange = 1 << 24
+	// MaxArrayDim is the largest array dimension the parser accepts.
+	MaxArrayDim = 1 << 40
+)
+
 func (p *parser) parseDeclarator(param bool) *Declarator {
 	if p.tok != IDENT {
 		p.errorf(p.pos, "expected a name in the declaration, found %s", p.desc())
@@ -450,9 +461,13 @@ func (p *parser) parseDeclarator(param bool) *Declarator {
 		p.next()
 		v.Range = true
 		n := p.intLit("a register count")
-		if n < 0 || n > 1<<24 {
-			p.errorf(v.Pos, "register count %d out of range", n)
-			n = 0
+		switch {
+		case n < 0:
+			p.errorf(v.Pos, "%s<%d>: a register count must be positive", v.Name, n)
+			n = 1
+		case n > MaxRegRange:
+			p.errorHint(v.Pos, "nvcc declares at most a few thousand", "%s<%d>: too many registers: a range may declare at most %d", v.Name, n, MaxRegRange)
+			n = MaxRegRange
 		}
 		v.Count = int(n)
 		p.expect(GT, "after the register count")
@@ -462,10 +477,15 @@ func (p *parser) parseDeclarator(param bool) *Declarator {
 		if p.tok == RBRACK {
 			v.Dims = append(v.Dims, -1)
 		} else {
+			at := p.pos
 			n := p.intLit("an array size")
-			if n < 0 || n > 1<<40 {
-				p.errorf(p.pos, "array size %d out of range", n)
-				n = 0
+			switch {
+			case n < 0:
+				p.errorf(at, "array size %d is negative", n)
+				n = 1
+			case n > MaxArrayDim:
+				p.errorf(at, "array size %d is too large: at most %d (2^40) per dimension", n, MaxArrayDim)
+				n = 1
 			}
 			v.Dims = append(v.Dims, int(n))
 		}

@@ -83,7 +83,11 @@ func (p *parser) parseBlock() *Block {
 	b := &Block{Pos: p.pos}
 	p.expect(LBRACE, "to open the block")
 	p.depth++
-	defer func() { p.depth-- }()
+	p.eof.blocks = append(p.eof.blocks, b.Pos)
+	defer func() {
+		p.depth--
+		p.eof.blocks = p.eof.blocks[:len(p.eof.blocks)-1]
+	}()
 	if p.depth > maxDepth {
 		p.errorf(b.Pos, "blocks nested too deeply")
 		for p.tok != EOF {

@@ -2,21 +2,31 @@ package ptx
 
 import (
 	"fmt"
+	"strings"
 	"strconv"
+
+	"github.com/tcsim/tcsim/internal/demangle"
 )
 
 // ParseFile parses a PTX module. It returns the module (as complete as the
 // input allows) and an ErrorList with every syntax error, or nil.
+//
+// Input that is not text (a cubin, a gzip file, random bytes) gives one
+// error, "binary file, not PTX text", at its first non-text byte; input
+// that ends in the middle of a statement gives one "unexpected end of
+// file" error and sets Module.Truncated.
 func ParseFile(filename string, src []byte) (*Module, error) {
-	p := newParser(filename, string(src))
-	m := p.parseModule()
-	return m, p.errs.Err()
+	return ParseString(filename, string(src))
 }
 
 // ParseString is ParseFile for a string.
 func ParseString(filename, src string) (*Module, error) {
+	if err := checkText(filename, src); err != nil {
+		return &Module{Filename: filename}, ErrorList{err}
+	}
 	p := newParser(filename, src)
 	m := p.parseModule()
+	m.Truncated = p.eof.reported
 	return m, p.errs.Err()
 }
 
@@ -102,13 +112,41 @@ type parser struct {
 	depth        int  // nesting of blocks and expressions, to bound recursion
 	inSection    bool // section data may name other sections (.b32 .debug_abbrev)
 	semiOptional bool // ParseInstruction: the final ';' may be left out
+
+	lastLine int32 // the last line of a file that does not end with a newline, or -1
+
+	fn  string   // the function being parsed, for messages
+	eof eofState // the one "unexpected end of file" report
+}
+
+// eofState records the error reported when the input ends in the middle
+// of something; every later error at the end of the file follows from it.
+type eofState struct {
+	reported bool
+	at       Pos   // where it was reported
+	blocks   []Pos // the blocks open at the end, innermost last
 }
 
 const maxDepth = 200
 
 func newParser(filename, src string) *parser {
 	p := &parser{file: filename}
+	// A file cut in the middle of a line (it does not end with a newline)
+	// may end in half a token; a lexical error on that last line is the
+	// end of the file's fault.
+	lastLine := int32(-1)
+	if src != "" && src[len(src)-1] != '\n' {
+		lastLine = int32(strings.Count(src, "\n") + 1)
+	}
+	p.lastLine = lastLine
 	p.sc.InitString(src, func(pos Pos, msg string) {
+		if pos.Line == lastLine {
+			p.eofError(pos, msg)
+			return
+		}
+		if p.eof.reported && !pos.Before(p.eof.at) {
+			return
+		}
 		p.errs.Add(Position{filename, pos}, msg, "")
 	}, 0)
 	p.next()
@@ -134,11 +172,49 @@ func (p *parser) peek() (Pos, Token, string) {
 }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) {
-	p.errs.Add(Position{p.file, pos}, fmt.Sprintf(format, args...), "")
+	p.errorHint(pos, "", format, args...)
 }
 
 func (p *parser) errorHint(pos Pos, hint, format string, args ...any) {
-	p.errs.Add(Position{p.file, pos}, fmt.Sprintf(format, args...), hint)
+	msg := fmt.Sprintf(format, args...)
+	if p.tok == EOF && !p.semiOptional || p.cutToken() {
+		p.eofError(p.pos, msg)
+		return
+	}
+	if p.eof.reported && !pos.Before(p.eof.at) {
+		return
+	}
+	p.errs.Add(Position{p.file, pos}, msg, hint)
+}
+
+// cutToken reports whether the current token is the last of a file that
+// ends without a newline: a token the end of the file may have cut.
+func (p *parser) cutToken() bool {
+	if p.tok == EOF || p.pos.Line != p.lastLine || p.semiOptional {
+		return false
+	}
+	_, t, _ := p.peek()
+	return t == EOF
+}
+
+// eofError reports, once, that the input ended in the middle of a
+// statement or block; msg says what the parser expected there. Later
+// errors at the end of the file are consequences and are dropped.
+func (p *parser) eofError(pos Pos, msg string) {
+	if p.eof.reported {
+		return
+	}
+	p.eof.reported, p.eof.at = true, pos
+	msg = strings.TrimSuffix(msg, ", found end of file")
+	where := ""
+	if p.fn != "" {
+		where = " in function " + demangle.Short(p.fn)
+	}
+	hint := "the file looks truncated: was nvcc -ptx interrupted, or the file cut?"
+	if n := len(p.eof.blocks); n > 0 {
+		hint = fmt.Sprintf("the block opened at %s is not closed; %s", p.eof.blocks[n-1], hint)
+	}
+	p.errs.Add(Position{p.file, pos}, "unexpected end of file"+where+": "+msg, hint)
 }
 
 // desc describes the current token for error messages.

@@ -17,8 +17,9 @@ import (
 // shapes, mbarrier address spaces ...). It returns every problem found, in
 // file order.
 func Validate(m *Module) ErrorList {
-	c := &checker{m: m, file: m.Filename, globals: map[string]*symbol{}, files: map[int]bool{}}
+	c := &checker{m: m, file: m.Filename, globals: map[string]*symbol{}, files: map[int]bool{}, badLocMore: map[int]int{}}
 	c.run()
+	c.finishLocs()
 	c.errs.RemoveMultiples()
 	return c.errs
 }
@@ -31,7 +32,16 @@ func Check(filename string, src []byte) (*Module, ErrorList) {
 	if el, ok := err.(ErrorList); ok {
 		errs = append(errs, el...)
 	}
-	errs = append(errs, Validate(m)...)
+	if len(m.Decls) == 0 && len(errs) > 0 {
+		return m, errs // not text, or nothing parsed: validation adds nothing
+	}
+	for _, e := range Validate(m) {
+		// A statement cut by the end of a truncated file is not judged.
+		if m.Truncated && len(errs) > 0 && e.Pos.Line >= errs[len(errs)-1].Pos.Line {
+			continue
+		}
+		errs = append(errs, e)
+	}
 	errs.RemoveMultiples()
 	return m, errs
 }
@@ -90,6 +100,12 @@ type checker struct {
 	fn       *Function
 	scopes   []vscope
 	reported map[string]bool
+
+	staticShared int64           // static .shared bytes of the current function
+	sharedSeen   map[string]bool // the .shared variables counted in it
+
+	badLoc     map[int]*Error // the first .loc of each undeclared file index
+	badLocMore map[int]int    // how many more .loc lines use it
 	ctaGroup *Instruction // the first tcgen05 instruction with a .cta_group in this function
 }
 
@@ -156,6 +172,7 @@ func (c *checker) run() {
 // supports each target (from the PTX ISA's target table; ptxas 13.0 agrees
 // for the ones the tests use).
 var targetMinVersion = map[string]int{
+	"sm_50": 40, "sm_52": 41, "sm_53": 42, "sm_60": 50, "sm_61": 50, "sm_62": 50,
 	"sm_70": 60, "sm_72": 61, "sm_75": 63, "sm_80": 70, "sm_86": 71, "sm_87": 74, "sm_89": 78,
 	"sm_90": 78, "sm_90a": 80, "sm_100": 86, "sm_100a": 86, "sm_100f": 88, "sm_101": 86, "sm_101a": 86,
 	"sm_101f": 88, "sm_103": 88, "sm_103a": 88, "sm_103f": 88, "sm_110": 90, "sm_110a": 90, "sm_110f": 90,
@@ -163,6 +180,37 @@ var targetMinVersion = map[string]int{
 }
 
 var targetRE = regexp.MustCompile(`^sm_([0-9]+)([af]?)$`)
+
+// knownTargets lists the architecture targets in order.
+func knownTargets() []string {
+	ts := make([]string, 0, len(targetMinVersion))
+	for t := range targetMinVersion {
+		ts = append(ts, t)
+	}
+	sort.Slice(ts, func(i, j int) bool {
+		a, b := targetRE.FindStringSubmatch(ts[i]), targetRE.FindStringSubmatch(ts[j])
+		na, _ := strconv.Atoi(a[1])
+		nb, _ := strconv.Atoi(b[1])
+		if na != nb {
+			return na < nb
+		}
+		return a[2] < b[2]
+	})
+	return ts
+}
+
+// targetHint suggests the known targets nearest to t.
+func targetHint(t string) string {
+	if near := suggest.Closest(t, knownTargets(), 3, 2); len(near) > 0 {
+		return "did you mean " + strings.Join(near, " or ") + "? tcsim knows " + knownRange()
+	}
+	return "tcsim knows " + knownRange()
+}
+
+func knownRange() string {
+	ts := knownTargets()
+	return ts[0] + " to " + ts[len(ts)-1] + " (sm_90a for Hopper wgmma, sm_100a for Blackwell tcgen05)"
+}
 
 func (c *checker) checkHeader() {
 	var ver *VersionDirective
@@ -191,6 +239,10 @@ func (c *checker) checkHeader() {
 			tgt = d
 			for _, t := range d.Targets {
 				if mm := targetRE.FindStringSubmatch(t); mm != nil {
+					if _, known := targetMinVersion[t]; !known {
+						c.errorf(d.Pos, targetHint(t), "unknown target %s", t)
+						continue
+					}
 					if c.arch.name != "" {
 						c.errorf(d.Pos, "", ".target names two architectures (%s and %s)", c.arch.name, t)
 						continue
@@ -223,6 +275,7 @@ func (c *checker) checkHeader() {
 		}
 	}
 	if len(c.m.Decls) == 0 {
+		c.errorf(Pos{1, 1}, "nvcc -ptx leaves an empty file when compilation fails", "no PTX in the file: it is empty or holds only comments")
 		return
 	}
 	if ver == nil {
@@ -231,12 +284,67 @@ func (c *checker) checkHeader() {
 	if tgt == nil {
 		c.errorf(c.m.Decls[0].Position(), "e.g. .target sm_90a", "missing .target directive")
 	}
+	if len(c.m.Functions()) == 0 && !c.m.Truncated {
+		last := c.m.Decls[len(c.m.Decls)-1].Position()
+		c.errorf(last, "PTX from nvcc -ptx has at least one .entry; did compilation stop early?", "the module declares no function (.entry or .func): nothing to check or run")
+	}
 }
 
+// cutFunction reports whether the function being checked is the one a
+// truncated file ends in: its labels and functions defined further down
+// are missing, so undefined names are not reported.
+func (c *checker) cutFunction() bool {
+	if !c.m.Truncated || c.fn == nil {
+		return false
+	}
+	fs := c.m.Functions()
+	return len(fs) > 0 && fs[len(fs)-1] == c.fn
+}
+
+// checkLoc reports a .loc whose file index no .file declares: once per
+// index, or once in all when the module has no .file at all (a file cut
+// before the .file directives that nvcc writes at its end), with the
+// number of other .loc lines concerned.
 func (c *checker) checkLoc(d *Loc) {
-	if !c.files[d.File] {
+	if c.files[d.File] || c.m.Truncated {
+		return
+	}
+	key := d.File
+	if len(c.files) == 0 {
+		key = -1
+	}
+	if c.badLoc == nil {
+		c.badLoc = map[int]*Error{}
+	}
+	if c.badLoc[key] != nil {
+		c.badLocMore[key]++
+		return
+	}
+	if key == -1 {
+		c.errorf(d.Pos, "nvcc writes the .file directives at the end of the module: is the file cut short?", ".loc refers to file %d, which no .file directive declares (the module has none)", d.File)
+	} else {
 		c.errorf(d.Pos, "declare it with .file", ".loc refers to file %d, which no .file directive declares", d.File)
 	}
+	c.badLoc[key] = c.errs[len(c.errs)-1]
+}
+
+// finishLocs adds to each undeclared-file .loc error how many other .loc
+// lines it stands for.
+func (c *checker) finishLocs() {
+	for _, key := range sortedKeys(c.badLoc) {
+		if n := c.badLocMore[key]; n > 0 {
+			c.badLoc[key].Msg += fmt.Sprintf(" (so do %d later .loc lines)", n)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	ks := make([]int, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Ints(ks)
+	return ks
 }
 
 func (c *checker) checkSection(s *Section) {
@@ -275,6 +383,10 @@ func (c *checker) checkVarDecl(d *VarDecl, module bool) {
 		c.errorf(d.Pos, "", ".v%d .%s is wider than 128 bits", d.Vec, d.Type)
 	}
 	for _, v := range d.Vars {
+		c.checkVarSize(d, v)
+		if !module {
+			c.noteShared(v.Name, d, v)
+		}
 		if v.Range && d.Space != SpaceReg {
 			c.errorf(v.Pos, "", "%s<%d>: only registers can be declared as a range", v.Name, v.Count)
 		}
@@ -453,6 +565,7 @@ func (c *checker) checkFunction(f *Function) {
 		c.declare(p)
 	}
 	c.checkBlock(f.Body)
+	c.checkStaticShared(f)
 	c.scopes = c.scopes[:0]
 	c.fn = nil
 }
@@ -566,7 +679,7 @@ func (c *checker) checkBlock(b *Block) {
 			c.checkLoc(st)
 		case *BranchTargets:
 			for _, t := range st.Targets {
-				if s := c.lookup(t.Name); s == nil || s.kind != symLabel {
+				if s := c.lookup(t.Name); (s == nil && !c.cutFunction()) || s != nil && s.kind != symLabel {
 					c.errorf(t.Pos, "", "%s in %s is not a label", t.Name, st.Name)
 				}
 			}
@@ -587,10 +700,11 @@ func (c *checker) checkInstruction(in *Instruction) {
 	info := catalog[in.Opcode]
 	if info == nil {
 		hint := ""
-		if near := nearOpcodes(in.Opcode); len(near) > 0 {
+		name, near := nearOpcodes(in)
+		if len(near) > 0 {
 			hint = "did you mean " + strings.Join(near, ", ") + "?"
 		}
-		c.errorf(in.OpPos, hint, "unknown instruction %s", in.Opcode)
+		c.errorf(in.OpPos, hint, "unknown instruction %s", name)
 		c.checkOperandNames(in.Operands)
 		return
 	}
@@ -681,29 +795,49 @@ func formSyntax(info *OpInfo, f *Form) string {
 	return s
 }
 
-func nearOpcodes(op string) []string {
+// nearOpcodes suggests catalog opcodes for an unknown instruction. Each
+// opcode is compared with as many dot-separated words of the instruction
+// as it has ("mbarrier.try_wiat.shared::cta.b64" is compared with
+// "mbarrier.try_wait" as "mbarrier.try_wiat"). It returns the unknown name
+// to report (the words of the best match, or the first word) and up to
+// three suggestions: those matching the most words, nearest first.
+func nearOpcodes(in *Instruction) (string, []string) {
+	words := []string{in.Opcode}
+	for _, m := range in.Mods {
+		words = append(words, m.Name)
+	}
 	type scored struct {
 		name string
-		d    int
+		d, k int
 	}
 	var out []scored
 	for name := range catalog {
-		d := suggest.Distance(op, name)
-		if d <= 2 || strings.HasPrefix(name, op+".") {
-			out = append(out, scored{name, d})
+		k := strings.Count(name, ".") + 1
+		if k > len(words) {
+			continue
+		}
+		typed := strings.Join(words[:k], ".")
+		if d := suggest.Distance(typed, name); d <= min(2, max(1, len(typed)/3)) {
+			out = append(out, scored{name, d, k})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
+		if out[i].k != out[j].k {
+			return out[i].k > out[j].k
+		}
 		if out[i].d != out[j].d {
 			return out[i].d < out[j].d
 		}
 		return out[i].name < out[j].name
 	})
+	if len(out) == 0 {
+		return in.Opcode, nil
+	}
 	var names []string
-	for i := 0; i < len(out) && i < 3; i++ {
+	for i := 0; i < len(out) && i < 3 && out[i].k == out[0].k; i++ {
 		names = append(names, out[i].name)
 	}
-	return names
+	return strings.Join(words[:out[0].k], "."), names
 }
 
 // checkArch reports instructions that the module's .target lacks.
@@ -785,9 +919,16 @@ func (c *checker) checkNames(e Expr) {
 
 func (c *checker) resolveIdent(id *Ident) *symbol {
 	s := c.lookup(id.Name)
-	if s == nil && !c.reported[id.Name] {
+	if s == nil && !c.reported[id.Name] && !c.cutFunction() {
 		c.reported[id.Name] = true
 		c.errorf(id.Pos, "", "undefined symbol %s", id.Name)
+	}
+	if s != nil && s.kind == symVar && s.decl != nil {
+		for _, v := range s.decl.Vars {
+			if v.Name == id.Name {
+				c.noteShared(id.Name, s.decl, v)
+			}
+		}
 	}
 	return s
 }
