@@ -21,7 +21,7 @@ func TestDemangle(t *testing.T) {
 		{"_Z16blackwell_kernelPfmmj", "blackwell_kernel(float*, unsigned long, unsigned long, unsigned int)"},
 		{"_Z4gemmPf14CUtensorMap_st", "gemm(float*, CUtensorMap_st)"},
 		{"matmul_kernel", "matmul_kernel"}, // Triton: not mangled
-		{"_Z", "_Z"},                           // malformed: unchanged
+		{"_Z", "_Z"},                       // malformed: unchanged
 		{"_Zfoo", "_Zfoo"},
 		{"", ""},
 	} {

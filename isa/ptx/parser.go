@@ -2,8 +2,8 @@ package ptx
 
 import (
 	"fmt"
-	"strings"
 	"strconv"
+	"strings"
 
 	"github.com/tcsim/tcsim/internal/demangle"
 )

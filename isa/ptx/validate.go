@@ -106,7 +106,7 @@ type checker struct {
 
 	badLoc     map[int]*Error // the first .loc of each undeclared file index
 	badLocMore map[int]int    // how many more .loc lines use it
-	ctaGroup *Instruction // the first tcgen05 instruction with a .cta_group in this function
+	ctaGroup   *Instruction   // the first tcgen05 instruction with a .cta_group in this function
 }
 
 func (c *checker) errorf(pos Pos, hint, format string, args ...any) {
