@@ -286,6 +286,16 @@ func complement(l Layout, cotarget IntTuple) Layout {
 }
 
 func complementFiltered(f Layout, cotarget IntTuple) Layout {
+	for _, v := range cotarget.Leaves() {
+		if v < 0 {
+			fail("complement", CondNonNegative, "the cotarget %v is negative: complement fills the offsets [0, size(cotarget))", cotarget)
+		}
+	}
+	for _, d := range f.Stride.Leaves() {
+		if d < 0 {
+			fail("complement", CondNonNegative, "stride %d of %v is negative: complement (which the divides and products use on their tiler) is defined for layouts whose strides are not negative", d, f)
+		}
+	}
 	if f.Stride.leaf && f.Stride.v == 0 {
 		return makeCompact(Int(checkedProduct(cotarget)))
 	}

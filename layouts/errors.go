@@ -39,6 +39,10 @@ const (
 	CondOffset             = "zero offset"
 	CondCongruence         = "congruence"
 	CondUnsupported        = "supported operand kinds"
+	CondNonNegative        = "non-negative strides and cotarget"
+	CondExtent             = "non-negative extents"
+	CondAdjacent           = "adjacent elements (a stride-1 mode)"
+	CondPowerOfTwo         = "power-of-two factor"
 )
 
 // algebraFailure carries a ConditionError out of deeply nested helpers; the

@@ -28,6 +28,9 @@ var cuteConditions = map[string]string{
 	"Rank of layout must be <= rank of target shape.":              layouts.CondRank,
 	"Mismatched ranks":                                             layouts.CondRank,
 	"Mismatched Ranks":                                             layouts.CondRank,
+	"Divisibility condition":                                       layouts.CondDivisibility,
+	"Downcast requires adjacent elements":                          layouts.CondAdjacent,
+	"Static safe_div requires t % u == 0":                          layouts.CondDivisibility,
 }
 
 // TestCuTeOracle replays testdata/cute_oracle.txt: expressions evaluated by
@@ -35,7 +38,24 @@ var cuteConditions = map[string]string{
 // CuTe's answers. tcsim must print the same layout, or reject the same
 // inputs, naming the same condition where CuTe's message names one.
 func TestCuTeOracle(t *testing.T) {
-	f, err := os.Open("testdata/cute_oracle.txt")
+	if total := replayOracle(t, "testdata/cute_oracle.txt"); total < 1000 {
+		t.Errorf("only %d oracle cases; the file is truncated", total)
+	}
+}
+
+// TestCuTeRecastOracle replays testdata/cute_recast_oracle.txt, CuTe's
+// answers for upcast, downcast and recast_layout (same method).
+func TestCuTeRecastOracle(t *testing.T) {
+	if total := replayOracle(t, "testdata/cute_recast_oracle.txt"); total < 40 {
+		t.Errorf("only %d oracle cases; the file is truncated", total)
+	}
+}
+
+// replayOracle checks every case of an oracle file and returns how many
+// there were.
+func replayOracle(t *testing.T, name string) int {
+	t.Helper()
+	f, err := os.Open(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +73,7 @@ func TestCuTeOracle(t *testing.T) {
 		}
 		src, want, ok := strings.Cut(text, "\t")
 		if !ok {
-			t.Fatalf("testdata/cute_oracle.txt:%d: no tab", line)
+			t.Fatalf("%s:%d: no tab", name, line)
 		}
 		op := src
 		if i := strings.IndexAny(src, "(<"); i > 0 {
@@ -67,7 +87,7 @@ func TestCuTeOracle(t *testing.T) {
 		fail := func(format string, args ...any) {
 			bad++
 			if bad <= 20 {
-				t.Errorf("testdata/cute_oracle.txt:%d: %s\n\t"+format, append([]any{line, src}, args...)...)
+				t.Errorf("%s:%d: %s\n\t"+format, append([]any{name, line, src}, args...)...)
 			}
 		}
 		if msgs, isErr := strings.CutPrefix(want, "error: "); isErr {
@@ -121,7 +141,5 @@ func TestCuTeOracle(t *testing.T) {
 		t.Logf("%-18s %5d cases", op, perOp[op])
 	}
 	t.Logf("%d cases, %d mismatches", total, bad)
-	if total < 1000 {
-		t.Errorf("only %d oracle cases; the file is truncated", total)
-	}
+	return total
 }

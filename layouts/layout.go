@@ -73,26 +73,10 @@ func (l Layout) Eval(idx int) int { return crd2idxInt(idx, l.Shape, l.Stride) }
 
 // Crd2Idx maps a coordinate to an offset. crd may be an integer (a linear
 // index, as for Eval) or a tuple congruent with (or coarser than) the shape.
-func (l Layout) Crd2Idx(crd IntTuple) (int, error) {
-	return crd2idx(crd, l.Shape, l.Stride)
-}
-
-func crd2idx(crd, shape, stride IntTuple) (int, error) {
-	if crd.IsInt() {
-		return crd2idxInt(crd.v, shape, stride), nil
-	}
-	if shape.IsInt() || crd.Rank() != shape.Rank() {
-		return 0, fmt.Errorf("coordinate %v does not match shape %v", crd, shape)
-	}
-	sum := 0
-	for i := range crd.modes {
-		v, err := crd2idx(crd.modes[i], shape.modes[i], stride.modes[i])
-		if err != nil {
-			return 0, err
-		}
-		sum += v
-	}
-	return sum, nil
+// An offset beyond |v| < 2^62 is reported as an overflow.
+func (l Layout) Crd2Idx(crd IntTuple) (idx int, err error) {
+	defer guard(&err)
+	return checkedCrd2Idx(crd, l.Shape, l.Stride), nil
 }
 
 func crd2idxInt(c int, shape, stride IntTuple) int {

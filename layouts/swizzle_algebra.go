@@ -1,6 +1,9 @@
 package layouts
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+)
 
 // Swizzled (composed) layouts in the algebra, as CuTe's swizzle_layout.hpp
 // and layout_composed.hpp define them: most operations apply to the inner
@@ -60,7 +63,7 @@ func ComposeLayoutSwizzle(l Layout, sw Swizzle) (res AnyLayout, err error) {
 }
 
 func composeLayoutSwizzle(l Layout, sw Swizzle) AnyLayout {
-	ns := makeSwizzle(l.Eval(sw.yyy()), l.Eval(sw.zzz()))
+	ns := makeSwizzle(checkedEval(l, sw.yyy()), checkedEval(l, sw.zzz()))
 	return ComposeSwizzle(ns, 0, l)
 }
 
@@ -101,7 +104,35 @@ func inverseAny(op string, a AnyLayout, inv func(Layout) Layout) AnyLayout {
 	if a.C.Offset != 0 {
 		fail(op, CondUnsupported, "%s of %v with a non-zero offset is a layout o offset o swizzle, which tcsim does not represent", op, a)
 	}
-	return composeLayoutSwizzle(inv(a.C.Layout), a.C.Swizzle)
+	r := inv(a.C.Layout)
+	if err := swizzleThrough(r, a.C.Swizzle); err != "" {
+		fail(op, CondSwizzle, "%s(%v o L) is %s(L) o %v with %s(L) = %v; %s", op, a.C.Swizzle, op, a.C.Swizzle, op, r, err)
+	}
+	return composeLayoutSwizzle(r, a.C.Swizzle)
+}
+
+// swizzleThrough explains, in words, why composing l with sw gives no
+// swizzle (or returns ""): the swizzle's two bit groups, mapped through l,
+// must again be two runs of B adjacent bits.
+func swizzleThrough(l Layout, sw Swizzle) string {
+	y, z := checkedEval(l, sw.yyy()), checkedEval(l, sw.zzz())
+	if _, err := MakeSwizzle(y, z); err == nil {
+		return ""
+	}
+	src := sw.M + max(0, sw.S)
+	dst := sw.M - min(0, sw.S)
+	msg := fmt.Sprintf("the swizzle XORs offset bits %d-%d into bits %d-%d, and %v maps those bit groups to %#b and %#b, "+
+		"which are not two runs of %d adjacent bits, so no Sw<B,M,S> comes out: the result is not a swizzled layout (CuTe fails here too)",
+		src, src+sw.B-1, dst, dst+sw.B-1, l, y, z, sw.B)
+	for k := 1; k <= sw.M; k++ {
+		alt := Swizzle{B: sw.B, M: sw.M - k, S: sw.S}
+		ay, az := checkedEval(l, alt.yyy()), checkedEval(l, alt.zzz())
+		if _, err := MakeSwizzle(ay, az); err == nil {
+			msg += fmt.Sprintf("; if %v is meant for byte addresses of %d-byte elements, on element offsets it is %v, which works", sw, 1<<k, alt)
+			break
+		}
+	}
+	return msg
 }
 
 // RightInverseAny is CuTe's right_inverse for plain or swizzled layouts:

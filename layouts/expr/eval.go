@@ -38,8 +38,8 @@ const checkLimit = 1 << 16
 
 // checkComposition notes where r differs from a(b(i)).
 func (e *evaluator) checkComposition(pos int, a, b, r layouts.Layout) {
-	n := b.Size()
-	if n > checkLimit || r.Size() != n {
+	n, err := b.CheckedSize()
+	if rn, rerr := r.CheckedSize(); err != nil || rerr != nil || n > checkLimit || rn != n {
 		return
 	}
 	ea, eb, er := a.Evaluator(), b.Evaluator(), r.Evaluator()
@@ -154,6 +154,9 @@ func (e *evaluator) evalCall(n *node) (Value, error) {
 		}
 		return Value{}, e.errf(n.pos, "%s takes %s argument(s), got %d: %s%s", n.name, want, len(n.args), n.name, f.sig)
 	}
+	if n.typed && n.name != "recast" && n.name != "recast_layout" {
+		return Value{}, e.errf(n.pos, "%s takes no element types as template arguments: %s%s", n.name, n.name, f.sig)
+	}
 	if len(n.targs) > 0 && !f.targs {
 		return Value{}, e.errf(n.pos, "%s takes no <...> template arguments: %s%s", n.name, n.name, f.sig)
 	}
@@ -166,10 +169,30 @@ func (e *evaluator) evalCall(n *node) (Value, error) {
 		vals[i] = v
 	}
 	v, err := f.fn(&call{e: e, n: n, args: vals})
+	if err == nil {
+		e.noteExtents(n, v)
+	}
 	if err != nil {
 		return Value{}, e.errAt(n.pos, fmt.Errorf("%s: %w", n.name, unwrapOp(err)))
 	}
 	return v, nil
+}
+
+// noteExtents notes a result with a negative extent (CuTe's left_inverse
+// of a layout with negative strides gives one): tcsim prints what CuTe
+// computes, but says that it is no layout tcsim (or CuTe's own
+// constructors) would accept.
+func (e *evaluator) noteExtents(n *node, v Value) {
+	if v.Kind != KindLayout {
+		return
+	}
+	for _, x := range v.Layout.Inner().Shape.Leaves() {
+		if x < 0 {
+			e.notes = append(e.notes, fmt.Sprintf("col %d: note: the result of %s has the negative extent %d: it is what CuTe computes "+
+				"(its algebra assumes non-negative strides), not a layout that tcsim accepts as input", n.pos+1, n.name, x))
+			return
+		}
+	}
 }
 
 // unwrapOp avoids "composition: composition: ..." when the layouts error

@@ -73,6 +73,16 @@ func init() {
 		"max_common_vector": {2, 2, false, "(A, B)", "how many contiguous elements A and B agree on", fnMaxCommonVector},
 		"ceil_div":          {2, 2, false, "(a, b)", "ceil_div of integer tuples (a tuple by an integer folds from the left)", tupleOp(layouts.CeilDiv)},
 		"shape_div":         {2, 2, false, "(a, b)", "shape_div of integer tuples (each division exact one way or the other)", tupleOp(layouts.ShapeDiv)},
+		"upcast": {1, 2, true, "<N>(L) or (L, N)",
+			"L over elements N times wider: a stride-1 mode shrinks N times, other strides divide by N (a swizzle's M drops by log2 N)",
+			castOp(layouts.UpcastAny)},
+		"downcast": {1, 2, true, "<N>(L) or (L, N)",
+			"L over elements N times narrower: a stride-1 mode grows N times, other strides multiply by N (a swizzle's M grows by log2 N)",
+			castOp(layouts.DowncastAny)},
+		"recast": {1, 3, true, "<OLD,NEW>(L) or (L, OLD, NEW)",
+			"recast_layout: L over OLD-bit elements seen as NEW-bit ones (widths in bits, or types: recast<half_t,uint32_t>)",
+			fnRecast},
+		"recast_layout": {1, 3, true, "<OldType,NewType>(L)", "same as recast", fnRecast},
 	}
 }
 
@@ -330,14 +340,16 @@ func intFn(which string) func(*call) (Value, error) {
 		case KindLayout:
 			t = v.Layout.Inner().Shape
 			if which == "cosize" {
-				return intVal(v.Layout.Inner().Cosize()), nil
+				n, err := v.Layout.Inner().CheckedCosize()
+				return intVal(n), err
 			}
 		default:
 			return Value{}, c.argErr(0, "%s needs a layout or a tuple, not %v %v", which, v.Kind, v)
 		}
 		switch which {
 		case "size":
-			return intVal(t.Product()), nil
+			n, err := layouts.SizeOf(t)
+			return intVal(n), err
 		case "rank":
 			return intVal(t.Rank()), nil
 		}
@@ -399,7 +411,7 @@ func fnCrd2Idx(c *call) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		l, err := layouts.Make(s, layouts.PrefixProduct(s))
+		l, err := layouts.CheckedColMajor(s)
 		if err != nil {
 			return Value{}, err
 		}
@@ -467,7 +479,45 @@ func tupleOp(f func(a, b layouts.IntTuple) (layouts.IntTuple, error)) func(*call
 func fnCoalesce(c *call) (Value, error) {
 	if len(c.args) == 1 && c.args[0].Kind == KindTuple {
 		// CuTe's coalesce(Shape) with static extents multiplies them all.
-		return intVal(c.args[0].Tuple.Product()), nil
+		n, err := layouts.SizeOf(c.args[0].Tuple)
+		return intVal(n), err
 	}
 	return inner2(layouts.Coalesce, layouts.CoalesceProfile)(c)
+}
+
+// castOp is upcast<N>(L) or downcast<N>(L) (also written (L, N)).
+func castOp(f func(layouts.AnyLayout, int) (layouts.AnyLayout, error)) func(*call) (Value, error) {
+	return func(c *call) (Value, error) {
+		p, err := c.path(1)
+		if err != nil {
+			return Value{}, err
+		}
+		if len(p) != 1 {
+			return Value{}, fmt.Errorf("needs one factor N: %s<N>(L) or %s(L, N)", c.n.name, c.n.name)
+		}
+		a, err := c.layout(0)
+		if err != nil {
+			return Value{}, err
+		}
+		r, err := f(a, p[0])
+		return layoutVal(r), err
+	}
+}
+
+// fnRecast is recast_layout<Old, New>(L), with the element widths in bits
+// (or element types, which the parser turned into their widths).
+func fnRecast(c *call) (Value, error) {
+	p, err := c.path(1)
+	if err != nil {
+		return Value{}, err
+	}
+	if len(p) != 2 {
+		return Value{}, fmt.Errorf("needs the old and the new element width: recast<OLD,NEW>(L) or recast(L, OLD, NEW), in bits or as types")
+	}
+	a, err := c.layout(0)
+	if err != nil {
+		return Value{}, err
+	}
+	r, err := layouts.RecastAny(a, p[0], p[1])
+	return layoutVal(r), err
 }

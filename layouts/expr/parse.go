@@ -50,6 +50,7 @@ type node struct {
 	kind  nodeKind
 	name  string  // call name
 	targs []int   // template arguments: get<0,1>, select<1,0>
+	typed bool    // some template argument was an element type (its bits in targs)
 	args  []*node // call arguments, tuple/tiler elements, o-chain items
 	tuple layouts.IntTuple
 	any   layouts.AnyLayout
@@ -133,6 +134,24 @@ func (p *parser) ident() string {
 	}
 	j := i
 	for j < len(p.s.Src) && isIdent(p.s.Src[j]) {
+		j++
+	}
+	return p.s.Src[i:j]
+}
+
+// typeName returns the element type name (cutlass::half_t, uint8_t ...)
+// at the current position without consuming it, or "".
+func (p *parser) typeName() string {
+	p.s.SkipSpace()
+	i := p.s.Pos
+	if i >= len(p.s.Src) || !isIdentStart(p.s.Src[i]) || p.ident() == "" {
+		return ""
+	}
+	j := i
+	for j < len(p.s.Src) && (isIdent(p.s.Src[j]) || p.s.Src[j] == ':' && j+1 < len(p.s.Src) && p.s.Src[j+1] == ':') {
+		if p.s.Src[j] == ':' {
+			j++
+		}
 		j++
 	}
 	return p.s.Src[i:j]
@@ -299,6 +318,25 @@ func (p *parser) call(pos int, name string) (*node, error) {
 	n := &node{pos: pos, kind: nCall, name: name}
 	if p.s.Accept("<") {
 		for {
+			if id := p.typeName(); id != "" {
+				// recast_layout<half_t, float>: an element type stands
+				// for its width in bits.
+				at := p.s.Pos
+				b, ok := TypeBits(id)
+				if !ok {
+					return nil, p.errf(at, "unknown element type %q (known: %s)", id, strings.Join(typeNames(), ", "))
+				}
+				p.s.Pos += len(id)
+				n.targs = append(n.targs, b)
+				n.typed = true
+				if p.s.Accept(",") {
+					continue
+				}
+				if err := p.s.Expect(">"); err != nil {
+					return nil, p.wrap(err)
+				}
+				break
+			}
 			v, err := p.s.Int()
 			if err != nil {
 				return nil, p.wrap(err)
