@@ -10,6 +10,9 @@ func FuzzParseAnyLayout(f *testing.F) {
 		"8:1", "(4,2):(1,4)", "((4,8,4),(2,2,8)):((128,1,16),(64,8,512))", "Sw<3,4,3> o 0 o (8,64):(64,1)",
 		"Sw<2,4,3> o (8,32):(32,1)", "(_4,_8):(_1,_4)", "(4,(2,3))", "():()", "((((", "Sw<3,4,2> o 8:1",
 		"(1099511627776,2):(1,-1099511627776)", "Swizzle<1,2,3> o -5 o 4:1",
+		"Layout<Shape<_4,_8>,Stride<_1,_4>>", "cute::Layout<cute::tuple<cute::C<4>, int>>", "GMMA::Layout_K_SW128_Atom<bf16>",
+		"ComposedLayout<Swizzle<3,4,3>, smem_ptr_flag_bits<16>, Layout<Shape<_8,_64>,Stride<_64,_1>>>",
+		"Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)", "S<3,4,3> o 0 o (8,64):(64,1)",
 	} {
 		f.Add(s)
 	}

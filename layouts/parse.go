@@ -199,11 +199,12 @@ func (s *Scanner) Layout(allowShapeOnly bool) (Layout, error) {
 	return Layout{Shape: shape, Stride: stride}, nil
 }
 
-// Swizzle reads "Sw<B,M,S>" (also "Swizzle<B,M,S>").
+// Swizzle reads "Sw<B,M,S>" (also "Swizzle<B,M,S>" and the CuTe DSL's
+// "S<B,M,S>").
 func (s *Scanner) Swizzle() (Swizzle, error) {
 	s.SkipSpace()
 	start := s.Pos
-	if !s.Accept("Swizzle<") && !s.Accept("Sw<") {
+	if !s.Accept("Swizzle<") && !s.Accept("Sw<") && !s.Accept("S<") {
 		return Swizzle{}, s.Errorf(start, "expected Sw<B,M,S>, found %s", s.describe())
 	}
 	var v [3]int
@@ -264,8 +265,14 @@ func (a AnyLayout) String() string {
 }
 
 // ParseAny reads a plain layout or "Sw<B,M,S> o OFFSET o LAYOUT" (the offset
-// may be omitted: "Sw<3,4,3> o (8,64):(64,1)").
+// may be omitted: "Sw<3,4,3> o (8,64):(64,1)"), or a pasted CuTe type or
+// printout (see cute.go): Layout<Shape<_4,_8>,Stride<_1,_4>>,
+// GMMA::Layout_K_SW128_Atom<half_t>, "Sw<3,4,3> o smem_ptr[16b](unset) o
+// (_8,_64):(_64,_1)", the CuTe DSL's "S<3,4,3> o 0 o (8,64):(64,1)".
 func (s *Scanner) ParseAny(allowShapeOnly bool) (AnyLayout, error) {
+	if s.atCuTeType() {
+		return s.CuTeType()
+	}
 	if p := s.Peek(); p != 'S' {
 		l, err := s.Layout(allowShapeOnly)
 		return AnyLayout{L: l}, err
@@ -276,6 +283,25 @@ func (s *Scanner) ParseAny(allowShapeOnly bool) (AnyLayout, error) {
 	}
 	if err := s.Expect("o"); err != nil {
 		return AnyLayout{}, err
+	}
+	if s.Peek() == 's' {
+		at := s.Pos
+		bits, err := s.smemPtr()
+		if err != nil {
+			return AnyLayout{}, err
+		}
+		if err := s.Expect("o"); err != nil {
+			return AnyLayout{}, err
+		}
+		l, err := s.Layout(allowShapeOnly)
+		if err != nil {
+			return AnyLayout{}, err
+		}
+		a, err := byteSwizzled(sw, bits, l)
+		if err != nil {
+			return AnyLayout{}, s.Errorf(at, "%v", err)
+		}
+		return a, nil
 	}
 	off := 0
 	save := s.Pos

@@ -47,8 +47,8 @@ func TestRecastDerivations(t *testing.T) {
 		op   func(AnyLayout) (AnyLayout, error)
 		cond string
 	}{
-		{"6:3", up(2), CondDivisibility},    // neither 3 % 2 nor 2 % 3 is 0
-		{"8:-1", down(2), CondAdjacent},     // CuTe wants a stride-1 mode
+		{"6:3", up(2), CondDivisibility}, // neither 3 % 2 nor 2 % 3 is 0
+		{"8:-1", down(2), CondAdjacent},  // CuTe wants a stride-1 mode
 		{"(4,8):(8,2)", down(2), CondAdjacent},
 		{"Sw<3,4,3> o 3 o (8,64):(64,1)", up(2), CondDivisibility}, // offset 3 / 2
 		{"Sw<3,4,3> o 0 o (8,64):(64,1)", up(3), CondPowerOfTwo},

@@ -165,9 +165,10 @@ func (d *drawFlags) grid(args []string) (*render.Grid, error) {
 }
 
 // looksLikeName tells an atom name from layout notation: names start with
-// a letter; layouts with a digit, '(' or '_', or with "Sw<".
+// a letter; layouts with a digit, '(' or '_', with "Sw<" or "S<", or are
+// pasted CuTe types (Layout<...>, GMMA::Layout_K_SW128_Atom<T>).
 func looksLikeName(s string) bool {
-	if s == "" || strings.HasPrefix(s, "Sw<") || strings.HasPrefix(s, "Swizzle<") {
+	if s == "" || strings.HasPrefix(s, "Sw<") || strings.HasPrefix(s, "Swizzle<") || strings.HasPrefix(s, "S<") || layouts.IsCuTeType(s) {
 		return false
 	}
 	c := s[0]

@@ -235,6 +235,14 @@ func Lookup(name string) (Atom, error) {
 	if i, ok := index[strings.ToLower(strings.TrimSpace(name))]; ok {
 		return atoms[i], nil
 	}
+	if major, sw, bits, ok := layouts.CuTeAtom(strings.TrimSpace(name)); ok {
+		// CuTe's GMMA::Layout_K_SW128_Atom<half_t> is smem.k.sw128.b16.
+		n := fmt.Sprintf("smem.%s.%s.b%d", strings.ToLower(major), strings.ToLower(sw), bits)
+		if i, ok := index[n]; ok {
+			return atoms[i], nil
+		}
+		return Atom{}, fmt.Errorf("%s: the catalog has no %s (CuTe's atom is still a layout: tcsim layout eval '%s')", name, n, name)
+	}
 	near := Nearest(name, 5)
 	if len(near) == 0 {
 		return Atom{}, fmt.Errorf("unknown atom %q (see 'tcsim atoms')", name)

@@ -132,6 +132,9 @@ func FuzzEval(f *testing.F) {
 		"tile_to_shape(Sw<3,4,3> o 0 o (8,64):(64,1), (64,256))", "idx2crd(-7, (4,(2,2)))",
 		"blocked_product((1099511627776,2):(1099511627776,3), 7:1099511627776)", "((((", "<_,_>", "o o o",
 		"composition(4:0, 0:4)", "complement(3:0, (0,0))", "size<0>(())", "raked_product((2,0):(0,2), ():())",
+		"upcast<2>((4,8):(1,4))", "recast_layout<half_t, uint32_t>(Sw<3,3,3> o 0 o (8,64):(64,1))", "downcast(8:1, 4)",
+		"tile_to_shape(GMMA::Layout_K_SW128_Atom<bf16>, Shape<_64,_64>)", "size(Layout<Shape<_4,_8>,Stride<_1,_4>>)",
+		"Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)", "recast<16,24>(12:1)",
 	} {
 		f.Add(s)
 	}
@@ -173,5 +176,51 @@ func TestShapeAsLayout(t *testing.T) {
 		if err != nil || v.String() != want {
 			t.Errorf("%s = %v (%v), want %s", src, v, err, want)
 		}
+	}
+}
+
+// TestEvalLimits covers the results that must be errors rather than wrapped
+// numbers or layouts tcsim rejects as input, and the new operations.
+func TestEvalLimits(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"size((1048576,1048576,1048576,1048576))", "col 1: size: integer range (|v| < 2^62) violated: 1152921504606846976*1048576 overflows"},
+		{"size((1048576,1048576,1048576,1048576):(1,1,1,1))", "integer range"},
+		{"cosize((1099511627776,1099511627776,4):(1099511627776,1,1))", "col 1: cosize: integer range"},
+		{"crd2idx((1099511627775,5), (1099511627776,8):(1099511627776,1))", "col 1: crd2idx: integer range"},
+		{"crd2idx((1,2), (1099511627776,1099511627776,1099511627776))", "col 1: crd2idx: integer range"},
+		{"coalesce((1099511627776,1099511627776))", "col 1: coalesce: integer range"},
+		{"complement((2,2):(1,6), -24)", "col 1: complement: non-negative strides and cotarget violated: the cotarget -24 is negative"},
+		{"logical_divide(1:1, 1024:-1)", "col 1: logical_divide: non-negative strides and cotarget violated: stride -1 of 1024:-1 is negative"},
+		{"right_inverse(Sw<3,4,3> o (8,64):(64,1))", "maps those bit groups to 0b1110 and 0b110000001, which are not two runs of 3 adjacent bits"},
+		{"upcast<2>(6:3)", "col 1: upcast: divisibility condition violated: stride 3 and N = 2 do not divide one another"},
+		{"downcast<2>(8:-1)", "col 1: downcast: adjacent elements (a stride-1 mode) violated"},
+		{"recast<foo,int>(4:1)", `col 8: unknown element type "foo"`},
+		{"size<half_t>(4:1)", "col 1: size takes no element types"},
+		{"upcast(4:1)", "needs one factor N"},
+		{"recast<8>(4:1)", "needs the old and the new element width"},
+	} {
+		_, err := Eval(c.src)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.src, err, c.want)
+		}
+	}
+	for _, c := range []struct{ src, want string }{
+		{"crd2idx((1099511627775,3), (1099511627776,4):(1,1099511627776))", "4398046511103"},
+		{"upcast<2>((4,8):(1,4))", "(2,8):(1,2)"},
+		{"recast_layout<cutlass::half_t, float>((4,8):(1,4))", "(2,8):(1,2)"},
+		{"recast(12:1, 16, 24)", "8:1"},
+		{"downcast(Sw<3,3,3> o 0 o (8,64):(64,1), 2)", "Sw<3,4,3> o 0 o (8,128):(128,1)"},
+		{"tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>, Shape<_64,_64>)", "Sw<3,3,3> o 0 o ((8,8),(64,1)):((64,512),(1,0))"},
+		{"size(Shape<_4,_8>)", "32"},
+		{"Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)", "Sw<3,3,3> o 0 o (8,64):(64,1)"},
+		{"S<3,4,3> o 0 o (8,64):(64,1)", "Sw<3,4,3> o 0 o (8,64):(64,1)"},
+	} {
+		v, err := Eval(c.src)
+		if err != nil || v.String() != c.want {
+			t.Errorf("%s = %v (%v), want %s", c.src, v, err, c.want)
+		}
+	}
+	if v, notes, err := EvalNotes("left_inverse(5:-1)"); err != nil || v.String() != "(-1,5):(0,1)" || len(notes) != 1 || !strings.Contains(notes[0], "negative extent -1") {
+		t.Errorf("left_inverse(5:-1) = %v %q %v", v, notes, err)
 	}
 }

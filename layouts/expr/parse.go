@@ -157,6 +157,34 @@ func (p *parser) typeName() string {
 	return p.s.Src[i:j]
 }
 
+// cuteType parses a pasted CuTe C++ type: a layout, or a Shape/Stride
+// tuple.
+func (p *parser) cuteType(pos int) (*node, error) {
+	if q, _ := (&layouts.Scanner{Src: p.s.Src, Pos: p.s.Pos}).CuTeTupleHead(); q {
+		t, err := p.s.CuTeIntTuple()
+		if err != nil {
+			return nil, p.wrap(err)
+		}
+		return &node{pos: pos, kind: nTuple, tuple: t}, nil
+	}
+	l, err := p.s.CuTeType()
+	if err != nil {
+		return nil, p.wrap(err)
+	}
+	return &node{pos: pos, kind: nLayout, any: l}, nil
+}
+
+// smemPtrAhead reports whether a swizzle at the current position is
+// followed by "o smem_ptr[", without consuming anything.
+func (p *parser) smemPtrAhead() bool {
+	save := p.s.Pos
+	defer func() { p.s.Pos = save }()
+	if _, err := p.s.Swizzle(); err != nil {
+		return false
+	}
+	return p.s.Accept("o") && p.s.Accept("smem_ptr[")
+}
+
 // isO reports whether the composition operator "o" comes next.
 func (p *parser) isO() bool { return p.ident() == "o" }
 
@@ -193,12 +221,23 @@ func (p *parser) primary() (*node, error) {
 	if p.s.AtEnd() {
 		return nil, p.errf(pos, "expected an expression, found end of input")
 	}
+	if layouts.IsCuTeType(p.s.Src[p.s.Pos:]) {
+		return p.cuteType(pos)
+	}
 	if id := p.ident(); id != "" {
 		switch id {
 		case "_":
 			p.s.Pos++
 			return &node{pos: pos, kind: nSkip}, nil
-		case "Sw", "Swizzle":
+		case "Sw", "Swizzle", "S":
+			if p.smemPtrAhead() {
+				// CuTe's printout Sw<3,4,3> o smem_ptr[16b](unset) o L.
+				a, err := p.s.ParseAny(true)
+				if err != nil {
+					return nil, p.wrap(err)
+				}
+				return &node{pos: pos, kind: nLayout, any: a}, nil
+			}
 			sw, err := p.s.Swizzle()
 			if err != nil {
 				return nil, p.wrap(err)
@@ -324,7 +363,7 @@ func (p *parser) call(pos int, name string) (*node, error) {
 				at := p.s.Pos
 				b, ok := TypeBits(id)
 				if !ok {
-					return nil, p.errf(at, "unknown element type %q (known: %s)", id, strings.Join(typeNames(), ", "))
+					return nil, p.errf(at, "unknown element type %q (e.g. half_t, bfloat16_t, float, uint8_t, float_e4m3_t)", id)
 				}
 				p.s.Pos += len(id)
 				n.targs = append(n.targs, b)
