@@ -29,9 +29,14 @@ s2f6 and the integers) and a bit-exact model of PTX cvt. Run a subcommand.`,
 		run: groupRun("num"),
 	})
 	register(&command{
-		name: "num formats", args: "", summary: "list the number formats and their parameters",
-		help: "Lists every format with its field widths, bias, largest finite value, smallest normal and subnormal values, and its special values.",
-		run:  runNumFormats,
+		name: "num formats", args: "[--long]", summary: "list the number formats and their parameters",
+		help: `Lists every format with its field widths, bias, largest finite value, smallest
+normal and subnormal values (to 6 significant digits), and whether it has an
+infinity and a NaN. --long gives the exact values and the bit patterns of the
+special values (a wide table); 'tcsim num decode FORMAT BITS' explains one
+pattern.`,
+		setup: func(fs *flag.FlagSet) any { return fs.Bool("long", false, "exact values and special-value patterns (wide)") },
+		run:   runNumFormats,
 	})
 	register(&command{
 		name: "num decode", args: "FORMAT BITS", summary: "decode a bit pattern exactly",
@@ -47,10 +52,15 @@ s2f6 and the integers) and a bit-exact model of PTX cvt. Run a subcommand.`,
 		summary: "round an exact number into a format, showing the rounding step",
 		help: `Rounds VALUE (a decimal like 3.3 or -0, a fraction like 1/3, a hex float like
 0x1.8p3, inf or nan) into FORMAT and explains the choice: the two neighbours
-that bracket the value, whether it was a tie, and why one was chosen.`,
+that bracket the value, whether it was a tie, and why one was chosen. Values
+of more than 24 digits are shown to 17 significant digits with their exact
+binary form (--exact prints every decimal digit). An input beyond every
+format (1e-1000000000, 1e1000000000) still rounds correctly in every mode:
+a tiny positive value rounds up to the smallest subnormal under --rp.`,
 		setup: func(fs *flag.FlagSet) any {
 			o := &numOpts{}
 			o.declare(fs)
+			fs.BoolVar(&o.exact, "exact", false, "print exact decimal expansions, however long")
 			return o
 		},
 		run: runNumEncode,
@@ -156,6 +166,7 @@ type numOpts struct {
 	rn, rz, rm, rp, rna       bool
 	rni, rzi, rmi, rpi        bool
 	satfinite, relu, sat, ftz bool
+	exact                     bool // num encode: full decimal expansions
 }
 
 func (o *numOpts) declare(fs *flag.FlagSet) {
@@ -203,46 +214,72 @@ func hexWidth(f *numfmt.Format) int { return max(1, (f.Container+3)/4) }
 
 func fmtBits(f *numfmt.Format, b uint64) string { return fmt.Sprintf("0x%0*x", hexWidth(f), b) }
 
-func runNumFormats(e *env, _ any, args []string) error {
+func runNumFormats(e *env, opts any, args []string) error {
 	if len(args) > 0 {
 		return usagef("num formats takes no arguments")
 	}
+	long := *opts.(*bool)
 	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "FORMAT\tBITS\tS.E.M\tBIAS\tMAX_NORM\tMIN_NORMAL\tMIN_SUBNORMAL\tINF\tNAN")
+	if long {
+		fmt.Fprintln(w, "FORMAT\tBITS\tS.E.M\tBIAS\tMAX_NORM\tMIN_NORMAL\tMIN_SUBNORMAL\tINF\tNAN")
+	} else {
+		fmt.Fprintln(w, "FORMAT\tBITS\tS.E.M\tBIAS\tMAX_NORM\tMIN_NORMAL\tMIN_SUBNORMAL\tINF\tNAN")
+	}
 	for _, f := range numfmt.Formats() {
-		switch f.Kind {
-		case numfmt.FloatKind:
-			minNormal := uint64(1) << f.MantBits
-			if f.NoSubnormal {
-				minNormal = 0
-			}
-			sub := "-"
-			if !f.NoSubnormal {
-				sub = f.Decode(1 << f.Shift).String()
-			}
-			inf := "no"
-			if f.HasInf {
-				b, _ := f.Inf(false)
-				inf = fmtBits(f, b)
-			}
-			nan := "no"
-			if b, ok := f.CanonicalNaN(); ok {
-				nan = fmtBits(f, b)
-				if f.NaN == numfmt.IEEENaN {
-					nan = "exp all ones, mantissa≠0"
-				}
-			}
-			s := 0
-			if f.Signed {
-				s = 1
-			}
-			fmt.Fprintf(w, "%s\t%d\t%d.%d.%d\t%d\t%s\t%s\t%s\t%s\t%s\n", f.Name, f.Bits, s, f.ExpBits, f.MantBits, f.Bias,
-				f.Decode(f.MaxFinite(false)), f.Decode(minNormal<<f.Shift), sub, inf, nan)
-		default:
-			fmt.Fprintf(w, "%s\t%d\t%s\t-\t%s\t-\t-\tno\tno\n", f.Name, f.Bits, kindName(f), f.Decode(f.MaxFinite(false)))
-		}
+		row := formatRow(f, long)
+		fmt.Fprintln(w, strings.Join(row, "\t"))
 	}
 	return w.Flush()
+}
+
+// formatRow is one line of 'num formats': short values, or (long) exact
+// values and the bit patterns of the special values.
+func formatRow(f *numfmt.Format, long bool) []string {
+	val := func(b uint64) string {
+		v := f.Decode(b)
+		if long {
+			return v.String()
+		}
+		if d := v.Decimal(); len(d) <= 10 {
+			return d
+		}
+		return v.Sci(6)
+	}
+	if f.Kind != numfmt.FloatKind {
+		return []string{f.Name, fmt.Sprint(f.Bits), kindName(f), "-", val(f.MaxFinite(false)), "-", "-", "no", "no"}
+	}
+	minNormal := uint64(1) << f.MantBits
+	if f.NoSubnormal {
+		minNormal = 0
+	}
+	sub := "-"
+	if !f.NoSubnormal {
+		sub = val(1 << f.Shift)
+	}
+	inf, nan := "no", "no"
+	if f.HasInf {
+		inf = "yes"
+		if long {
+			b, _ := f.Inf(false)
+			inf = fmtBits(f, b)
+		}
+	}
+	if b, ok := f.CanonicalNaN(); ok {
+		switch {
+		case f.NaN == numfmt.IEEENaN && long:
+			nan = "exp all ones, mantissa≠0"
+		case f.NaN == numfmt.IEEENaN:
+			nan = "ieee"
+		default:
+			nan = fmtBits(f, b)
+		}
+	}
+	s := 0
+	if f.Signed {
+		s = 1
+	}
+	return []string{f.Name, fmt.Sprint(f.Bits), fmt.Sprintf("%d.%d.%d", s, f.ExpBits, f.MantBits), fmt.Sprint(f.Bias),
+		val(f.MaxFinite(false)), val(minNormal << f.Shift), sub, inf, nan}
 }
 
 func kindName(f *numfmt.Format) string {
@@ -394,24 +431,44 @@ func runNumEncode(e *env, opts any, args []string) error {
 		}
 	}
 	fmt.Fprintln(w)
-	if exact {
+	show := func(x numfmt.Value) string {
+		if o.exact {
+			return x.Decimal()
+		}
+		return x.String()
+	}
+	e2 := v.Log2()
+	switch {
+	case exact && (o.exact || len(v.Decimal()) <= 24):
 		fmt.Fprintf(w, "  input     %s (exact: %s)\n", v.Decimal(), v.Binary(-1))
-	} else if e := v.Log2(); v.IsFinite() && (e > numfmt.ExactRange || e < -numfmt.ExactRange) {
-		fmt.Fprintf(w, "  input     %s is beyond 2^±%d, far outside every format; approximated as %s\n", args[1], numfmt.ExactRange, v.String())
-	} else {
+	case exact:
+		fmt.Fprintf(w, "  input     %s (exact)\n", v.String())
+	case v.IsFinite() && (e2 == numfmt.FarExp-1 || e2 == -numfmt.FarExp-1):
+		side := "above every format's largest finite value"
+		if e2 < 0 {
+			side = "below every format's smallest subnormal"
+		}
+		fmt.Fprintf(w, "  input     %s is beyond 2^±%d, far %s\n", args[1], numfmt.ExactRange, side)
+	case v.IsFinite() && (e2 > numfmt.ExactRange || e2 < -numfmt.ExactRange):
+		fmt.Fprintf(w, "  input     %s is beyond 2^±%d, far outside every format; approximately %s\n", args[1], numfmt.ExactRange, v.Sci(17))
+	default:
 		fmt.Fprintf(w, "  input     %s is not a binary fraction; it lies strictly inside (%s, next 62-bit value)\n", args[1], v.String())
 	}
-	if info.Inexact && (info.Down != info.Up) {
+	switch {
+	case info.Overflow && v.IsFinite():
+		mx := f.MaxFinite(false)
+		fmt.Fprintf(w, "  overflow  beyond the largest finite value of %s, %s (%s)\n", f.Name, show(f.Decode(mx)), fmtBits(f, mx))
+	case info.Inexact && (info.Down != info.Up):
 		down := withSign(info.Down, v.Neg)
 		up := withSign(info.Up, v.Neg)
-		fmt.Fprintf(w, "  below     %s\n", neighbour(f, down))
-		fmt.Fprintf(w, "  above     %s\n", neighbour(f, up))
+		fmt.Fprintf(w, "  below     %s\n", neighbour(f, down, show))
+		fmt.Fprintf(w, "  above     %s\n", neighbour(f, up, show))
 		if info.Tie {
 			fmt.Fprintln(w, "  tie       the input is exactly halfway")
 		}
 	}
 	fmt.Fprintf(w, "  step      %s\n", info.Why())
-	fmt.Fprintf(w, "  result    %s = %s", fmtBits(f, b), f.Decode(b).Decimal())
+	fmt.Fprintf(w, "  result    %s = %s", fmtBits(f, b), show(f.Decode(b)))
 	var flags []string
 	for _, x := range []struct {
 		on   bool
@@ -433,17 +490,11 @@ func withSign(v numfmt.Value, neg bool) numfmt.Value {
 	return v
 }
 
-// neighbour describes a value that brackets the input: its exact decimal
-// and its bits, or, beyond the format's largest finite magnitude, that it
-// is not representable (its decimal shortened when long).
-func neighbour(f *numfmt.Format, v numfmt.Value) string {
-	mag, maxMag := v, f.Decode(f.MaxFinite(false))
-	mag.Neg, maxMag.Neg = false, false
-	if numfmt.Cmp(mag, maxMag) > 0 {
-		return fmt.Sprintf("%s  (beyond MAX_NORM %s: not representable)", v, maxMag.Decimal())
-	}
+// neighbour describes a value that brackets the input, as show prints it,
+// with its bits.
+func neighbour(f *numfmt.Format, v numfmt.Value, show func(numfmt.Value) string) string {
 	b, _ := f.Encode(v, numfmt.RZ, numfmt.Opts{})
-	return v.Decimal() + "  (" + fmtBits(f, b) + ")"
+	return show(v) + "  (" + fmtBits(f, b) + ")"
 }
 
 // parseSpecArg parses a cvt opcode from the command line: an opcode that

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestNumCommands(t *testing.T) {
@@ -24,8 +25,15 @@ func TestNumCommands(t *testing.T) {
 		{[]string{"num", "encode", "e2m1", "5", "--rna"}, 0, []string{"result    0x7 = 6"}},
 		{[]string{"num", "encode", "f16", "1e6", "--rz"}, 0, []string{"result    0x7bff = 65504", "overflow"}},
 		{[]string{"num", "encode", "f16", "1", "--rn", "--rz"}, 2, nil},
-		{[]string{"num", "encode", "e4m3", "500"}, 0, []string{"below     480  (beyond MAX_NORM 448: not representable)", "result    0x7f = nan"}},
-		{[]string{"num", "encode", "f32", "1e9999999"}, 0, []string{"approximated as", "result    0x7f800000 = inf  [inexact overflow]"}},
+		{[]string{"num", "encode", "e4m3", "500"}, 0, []string{"overflow  beyond the largest finite value of e4m3, 448 (0x7e)\n", "result    0x7f = nan"}},
+		{[]string{"num", "encode", "f32", "1e9999999"}, 0, []string{"far outside every format; approximately 1e+9999999\n",
+			"overflow  beyond the largest finite value of f32, 3.4028234663852886e+38 (= +16777215·2^104) (0x7f7fffff)", "result    0x7f800000 = inf  [inexact overflow]"}},
+		{[]string{"num", "encode", "f32", "1e-1000000000", "--rp"}, 0, []string{"far below every format's smallest subnormal\n",
+			"result    0x00000001 = 1.4012984643248171e-45 (= +1·2^-149)  [inexact tiny]"}},
+		{[]string{"num", "encode", "f32", "-1e-1000000000", "--rp"}, 0, []string{"result    0x80000000 = -0  [inexact tiny]"}},
+		{[]string{"num", "encode", "f32", "-1e1000000000", "--rz"}, 0, []string{"far above every format's largest finite value\n", "result    0xff7fffff = -3.4028234663852886e+38"}},
+		{[]string{"num", "encode", "f32", "0x1p-149"}, 0, []string{"input     1.4012984643248171e-45 (= +1·2^-149) (exact)\n"}},
+		{[]string{"num", "encode", "f32", "0x1p-149", "--exact"}, 0, []string{"input     0.00000000000000000000000000000000000000000000140129846432481707092372958328991613128026194187651577175706828388979108268586060148663818836212158203125 (exact: +1×2^-149)\n"}},
 		{[]string{"num", "encode", "f32", "-1e-9999999", "--rm"}, 0, []string{"is beyond 2^±16384", "result    0x80000001"}},
 		{[]string{"num", "cvt", "cvt.rn.satfinite.e4m3x2.f32", "448", "-1e9"}, 0, []string{"lane a: f32 0x43e00000 = 448", "overflow: .satfinite gives MAX_NORM", "d = 0x7efe"}},
 		{[]string{"num", "cvt", "cvt.rn.f16x2.e4m3x2", "0x7e01"}, 0, []string{"d = 0x5f001800"}},
@@ -36,7 +44,9 @@ func TestNumCommands(t *testing.T) {
 		{[]string{"num", "decode", "e4m4", "1"}, 2, nil},
 		{[]string{"num", "table", "e2m1"}, 0, []string{"0x7   0_11_1  normal     6"}},
 		{[]string{"num", "table", "f16"}, 1, nil},
-		{[]string{"num", "formats"}, 0, []string{"e4m3", "448"}},
+		{[]string{"num", "formats"}, 0, []string{"e4m3    8     1.4.3    7     448           0.015625      0.00195312     no   0x7f\n",
+			"f32     32    1.8.23   127   3.40282e+38   1.17549e-38   1.4013e-45     yes  ieee\n"}},
+		{[]string{"num", "formats", "--long"}, 0, []string{"3.4028234663852886e+38 (= +16777215·2^104)", "exp all ones, mantissa≠0"}},
 		{[]string{"num", "forms", "e4m3x2"}, 0, []string{"cvt.rn.satfinite.e4m3x2.f32", "opcodes"}},
 		{[]string{"num", "forms", "--syntax", "tf32"}, 0, []string{"cvt.rna{.satfinite}.tf32.f32"}},
 		{[]string{"num", "probe", "ptx", "cvt.rn.f16x2.e4m3x2"}, 0, []string{".target sm_90a", "cvt.rn.f16x2.e4m3x2 %d, %x0;"}},
@@ -66,5 +76,15 @@ func TestNumProbeLegalityDisagreement(t *testing.T) {
 	code, out, errs := runCLI(t, "num", "probe", "legality", "--ptxas", fake, "--jobs", "4")
 	if code != 1 || !strings.Contains(out, "DISAGREE cvt.") || !strings.Contains(errs, "ptxas disagrees with the legality table on") {
 		t.Errorf("exit %d\nstdout (end): %s\nstderr: %s", code, out[max(0, len(out)-300):], errs)
+	}
+}
+
+// TestNumFormatsWidth: the default table fits 100 columns.
+func TestNumFormatsWidth(t *testing.T) {
+	_, out, _ := runCLI(t, "num", "formats")
+	for _, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > 100 {
+			t.Errorf("%d columns: %s", n, line)
+		}
 	}
 }

@@ -51,14 +51,93 @@ func ParseNumber(s string) (v Value, exact bool, err error) {
 	r, ok := new(big.Rat).SetString(t)
 	if !ok {
 		f, _, ferr := big.ParseFloat(t, 0, 4096, big.ToZero)
-		if ferr != nil || f.IsInf() {
+		switch {
+		case ferr == nil && !f.IsInf():
+			r, _ = f.Rat(nil)
+		case !strings.Contains(t, "/") && nonzeroLiteral(t) && hugeExponent(t):
+			// Beyond big.Float's exponent range (|exponent| > 2^31).
+			v := farValue(exponentSign(t) > 0)
+			v.Neg = neg
+			return v, false, nil
+		default:
 			return Value{}, false, fmt.Errorf("bad number %q (want a decimal like 3.3, a fraction like 1/3, or a hex float like 0x1.8p3)", s)
 		}
-		r, _ = f.Rat(nil)
 	}
 	v, exact = FromRat(r)
+	if v.IsZero() && nonzeroLiteral(t) {
+		// A literal like 1e-1000000000 that underflowed while parsing: it is
+		// not zero, but far below every format's smallest subnormal.
+		v, exact = farValue(false), false
+	}
 	v.Neg = neg
 	return v, exact, nil
+}
+
+// FarExp places the stand-ins for numbers beyond big.Float's range (or
+// that underflow to zero while parsing) far outside every format: their
+// binary exponent (Log2) is FarExp-1 or -FarExp-1.
+const FarExp = 4 * ExactRange
+
+const farExp = FarExp
+
+// farValue stands for a magnitude beyond ±ExactRange that only its side
+// matters for: 1.5·2^(±farExp), with a sticky bit, so every format and
+// rounding mode rounds it as it would round the true number.
+func farValue(huge bool) Value {
+	e := -farExp - 62
+	if huge {
+		e = farExp - 62
+	}
+	return Value{Class: Normal, Sig: 3<<60 | 1, Exp: e}
+}
+
+// nonzeroLiteral reports whether a decimal or hexadecimal literal (sign
+// removed) has a nonzero digit in its significand.
+func nonzeroLiteral(t string) bool {
+	digits := "123456789"
+	if strings.HasPrefix(t, "0x") {
+		t, digits = t[2:], "123456789abcdef"
+		if i := strings.IndexByte(t, 'p'); i >= 0 {
+			t = t[:i]
+		}
+	} else if i := strings.IndexAny(t, "e/"); i >= 0 {
+		if t[i] == '/' {
+			return strings.ContainsAny(t[:i], digits) // n/d: a zero numerator is zero
+		}
+		t = t[:i]
+	}
+	return strings.ContainsAny(t, digits)
+}
+
+// exponentSign is the sign of a literal's decimal or binary exponent.
+func exponentSign(t string) int {
+	i := strings.LastIndexAny(t, "ep")
+	if i < 0 || strings.HasPrefix(t, "0x") && t[i] == 'e' {
+		return 0
+	}
+	if strings.HasPrefix(t[i+1:], "-") {
+		return -1
+	}
+	return 1
+}
+
+// hugeExponent reports whether a literal's exponent has more than 9 digits.
+func hugeExponent(t string) bool {
+	i := strings.LastIndexAny(t, "ep")
+	if i < 0 {
+		return false
+	}
+	e := strings.TrimLeft(t[i+1:], "+-")
+	e = strings.TrimLeft(e, "0")
+	if len(e) == 0 {
+		return false
+	}
+	for _, c := range e {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(e) > 9
 }
 
 // fromFarFloat converts a non-zero finite positive f to a Value of 62

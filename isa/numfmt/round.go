@@ -184,33 +184,42 @@ func (f *Format) Encode(v Value, m Mode, o Opts) (uint64, Info) {
 	case FixedKind:
 		return f.encodeFixed(v, m, o)
 	}
-	var info Info
+	if b, info, done := f.encodeSpecial(v, m, o); done {
+		return b, info
+	}
+	return f.encodeFinite(v, m, o)
+}
+
+// encodeSpecial handles the inputs whose result needs no rounding: NaN,
+// .relu and .sat clamps, negative values in unsigned formats, infinities
+// and zeros. done is false for every other input.
+func (f *Format) encodeSpecial(v Value, m Mode, o Opts) (b uint64, info Info, done bool) {
 	if v.Class == NaN {
 		if b, ok := f.CanonicalNaN(); ok {
 			info.note = "NaN input gives the canonical NaN"
-			return b, info
+			return b, info, true
 		}
 		info.Saturated = true
 		info.note = "NaN input: the format has no NaN, so the result is +MAX_NORM"
-		return f.MaxFinite(false), info
+		return f.MaxFinite(false), info, true
 	}
 	neg := v.Neg
 	if o.Relu && neg {
 		info.Saturated = !v.IsZero()
 		info.note = ".relu: negative input gives +0"
-		return 0, info
+		return 0, info, true
 	}
 	if o.Sat {
 		if neg {
 			info.Saturated = !v.IsZero()
 			info.note = ".sat: clamped to 0"
-			return 0, info
+			return 0, info, true
 		}
 		if one := FromInt(1); Cmp(v, one) > 0 {
 			b, _ := f.Encode(one, m, Opts{})
 			info.Saturated, info.Inexact = true, true
 			info.note = ".sat: clamped to 1"
-			return b, info
+			return b, info, true
 		}
 	}
 	if neg && !f.Signed && !v.IsZero() {
@@ -220,7 +229,7 @@ func (f *Format) Encode(v Value, m Mode, o Opts) (uint64, Info) {
 		} else {
 			info.note = "negative input: the unsigned format's zero"
 		}
-		return 0, info
+		return 0, info, true
 	}
 	if !f.Signed {
 		neg = false
@@ -235,19 +244,39 @@ func (f *Format) Encode(v Value, m Mode, o Opts) (uint64, Info) {
 		case o.Satfinite:
 			info.Saturated = true
 			info.note = ".satfinite: infinity becomes MAX_NORM"
-			return f.MaxFinite(neg), info
+			return f.MaxFinite(neg), info, true
 		case f.HasInf:
 			info.note = "infinity is exact"
 			b, _ := f.Inf(neg)
-			return b, info
+			return b, info, true
 		}
 		info.note = "infinity: the format has no infinity, so the result is NaN"
 		b, ok := f.CanonicalNaN()
 		if !ok {
 			info.Saturated = true
-			return f.MaxFinite(neg), info
+			return f.MaxFinite(neg), info, true
 		}
-		return b, info
+		return b, info, true
+	}
+	if v.IsZero() {
+		if f.NoSubnormal {
+			info.Saturated, info.Inexact = true, true
+			info.note = "zero: the format has no zero, so the result is its smallest code"
+			return 0, info, true
+		}
+		info.note = "zero is exact"
+		return sign << f.Shift, info, true
+	}
+	return 0, info, false
+}
+
+// encodeFinite rounds a finite nonzero v into f.
+func (f *Format) encodeFinite(v Value, m Mode, o Opts) (uint64, Info) {
+	var info Info
+	neg := v.Neg && f.Signed
+	sign := uint64(0)
+	if neg {
+		sign = f.signBit()
 	}
 	M := f.MantBits
 	emin := 1 - f.Bias
@@ -255,15 +284,6 @@ func (f *Format) Encode(v Value, m Mode, o Opts) (uint64, Info) {
 		emin = -f.Bias
 	}
 	minQ := emin - M
-	if v.IsZero() {
-		if f.NoSubnormal {
-			info.Saturated, info.Inexact = true, true
-			info.note = "zero: the format has no zero, so the result is its smallest code"
-			return 0, info
-		}
-		info.note = "zero is exact"
-		return sign << f.Shift, info
-	}
 	E := v.Log2()
 	if o.FTZ && E < emin && !f.NoSubnormal {
 		// The H100 detects tininess after rounding: the value is rounded to
@@ -310,32 +330,8 @@ func (f *Format) Encode(v Value, m Mode, o Opts) (uint64, Info) {
 		q++
 	}
 	res := Value{Class: Normal, Sig: r, Exp: q}
-	maxV := f.Decode(f.MaxFinite(false))
-	if r != 0 && cmpMag(res, maxV) > 0 {
-		info.Overflow, info.Inexact = true, true
-		switch {
-		case o.Satfinite:
-			info.Saturated = true
-			info.note = "overflow: .satfinite gives MAX_NORM"
-			return f.MaxFinite(neg), info
-		case f.HasInf:
-			mode := m.base()
-			toInf := mode == RN || mode == RNA || mode == RS || (mode == RM && neg) || (mode == RP && !neg)
-			if toInf {
-				info.note = "overflow: rounds to infinity"
-				b, _ := f.Inf(neg)
-				return b, info
-			}
-			info.note = "overflow: rounding toward zero keeps MAX_NORM"
-			return f.MaxFinite(neg), info
-		}
-		if b, ok := f.CanonicalNaN(); ok {
-			info.note = "overflow: the format has no infinity, so the result is NaN"
-			return b, info
-		}
-		info.Saturated = true
-		info.note = "overflow: the format has no infinity or NaN, so the result is MAX_NORM"
-		return f.MaxFinite(neg), info
+	if r != 0 && cmpMag(res, f.Decode(f.MaxFinite(false))) > 0 {
+		return f.overflow(neg, m, o, info)
 	}
 	if r == 0 {
 		info.Tiny = true
@@ -360,6 +356,35 @@ func (f *Format) Encode(v Value, m Mode, o Opts) (uint64, Info) {
 	e := uint64(q + M + f.Bias)
 	info.rounded, info.mode = true, m
 	return (sign | e<<M | (r - 1<<M)) << f.Shift, info
+}
+
+// overflow is the result of a finite value beyond f's largest finite
+// magnitude: infinity, MAX_NORM or NaN, by mode, .satfinite and what f has.
+func (f *Format) overflow(neg bool, m Mode, o Opts, info Info) (uint64, Info) {
+	info.Overflow, info.Inexact = true, true
+	switch {
+	case o.Satfinite:
+		info.Saturated = true
+		info.note = "overflow: .satfinite gives MAX_NORM"
+		return f.MaxFinite(neg), info
+	case f.HasInf:
+		mode := m.base()
+		toInf := mode == RN || mode == RNA || mode == RS || (mode == RM && neg) || (mode == RP && !neg)
+		if toInf {
+			info.note = "overflow: rounds to infinity"
+			b, _ := f.Inf(neg)
+			return b, info
+		}
+		info.note = "overflow: rounding toward zero keeps MAX_NORM"
+		return f.MaxFinite(neg), info
+	}
+	if b, ok := f.CanonicalNaN(); ok {
+		info.note = "overflow: the format has no infinity, so the result is NaN"
+		return b, info
+	}
+	info.Saturated = true
+	info.note = "overflow: the format has no infinity or NaN, so the result is MAX_NORM"
+	return f.MaxFinite(neg), info
 }
 
 func roundWhy(m Mode, info Info) string {

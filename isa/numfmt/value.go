@@ -301,7 +301,75 @@ func (v Value) String() string {
 			return d
 		}
 	}
-	return fmt.Sprintf("%.17g (= %s%d·2^%d)", v.Float64(), v.signText("+"), v.norm().Sig, v.norm().Exp)
+	n := v.norm()
+	return fmt.Sprintf("%s (= %s%d·2^%d)", v.Sci(17), v.signText("+"), n.Sig, n.Exp)
+}
+
+// Sci returns v in scientific notation with the given number of
+// significant digits (rounded to nearest), for any exponent: "3.40282e+38",
+// "-1e-1000000" (no float64 limits). NaN, infinities and zeros print as in
+// Decimal.
+func (v Value) Sci(digits int) string {
+	if s, ok := v.special(v.signText("")); ok {
+		return s
+	}
+	digits = min(max(digits, 1), 30)
+	n := v.norm()
+	f := new(big.Float).SetPrec(64).SetUint64(n.Sig)
+	f.SetMantExp(f, n.Exp)
+	sign := v.signText("")
+	if e := v.Log2(); e > -1000 && e < 1000 {
+		return sign + f.Text('g', digits)
+	}
+	// Far from 1, big.Float's decimal conversion costs time that grows with
+	// the exponent: scale by a power of ten computed with 160-bit precision
+	// instead (2^-150 of relative error, far below the digits shown).
+	const prec = 160
+	k := int(math.Floor(float64(v.Log2()) * math.Log10(2)))
+	t := new(big.Float).SetPrec(prec).Set(f)
+	p := pow10(abs(k), prec)
+	if k >= 0 {
+		t.Quo(t, p)
+	} else {
+		t.Mul(t, p)
+	}
+	for t.Cmp(big.NewFloat(10)) >= 0 {
+		t.Quo(t, big.NewFloat(10))
+		k++
+	}
+	for t.Cmp(big.NewFloat(1)) < 0 {
+		t.Mul(t, big.NewFloat(10))
+		k--
+	}
+	m := t.Text('f', digits-1)
+	if strings.HasPrefix(m, "10") { // 9.99... rounded up
+		m = "1" + m[2:]
+		k++
+	}
+	if strings.Contains(m, ".") {
+		m = strings.TrimRight(strings.TrimRight(m, "0"), ".")
+	}
+	return fmt.Sprintf("%s%se%+03d", sign, m, k)
+}
+
+// pow10 is 10^k to prec bits, by repeated squaring.
+func pow10(k, prec int) *big.Float {
+	r := new(big.Float).SetPrec(uint(prec)).SetInt64(1)
+	b := new(big.Float).SetPrec(uint(prec)).SetInt64(10)
+	for ; k > 0; k >>= 1 {
+		if k&1 == 1 {
+			r.Mul(r, b)
+		}
+		b.Mul(b, b)
+	}
+	return r
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // signText is "-" for a negative value, plus otherwise.
