@@ -35,8 +35,10 @@ normal and subnormal values (to 6 significant digits), and whether it has an
 infinity and a NaN. --long gives the exact values and the bit patterns of the
 special values (a wide table); 'tcsim num decode FORMAT BITS' explains one
 pattern.`,
-		setup: func(fs *flag.FlagSet) any { return fs.Bool("long", false, "exact values and special-value patterns (wide)") },
-		run:   runNumFormats,
+		setup: func(fs *flag.FlagSet) any {
+			return fs.Bool("long", false, "exact values and special-value patterns (wide)")
+		},
+		run: runNumFormats,
 	})
 	register(&command{
 		name: "num decode", args: "FORMAT BITS", summary: "decode a bit pattern exactly",
