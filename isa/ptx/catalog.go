@@ -67,7 +67,25 @@ func with(o ...opt) []opt { return o }
 var tcgen05Archs = []int{100, 101, 103, 110}
 
 func init() {
-	// ---- memory ----
+	defMemory()
+	defIntegerArithmetic()
+	defFloatingPoint()
+	defBitManipulation()
+	defCompareSelectConvert()
+	defControlFlow()
+	defSynchronisationAndCommunication()
+	defMbarrier()
+	defAsynchronousCopies()
+	defMatrixDataMovement()
+	defWarpgroupMMA()
+	defWarpMMA()
+	defTcgen05()
+	defMultimemClusterLaunchControl()
+	defTextureSurfaceVideo()
+}
+
+// defMemory defines the memory instructions.
+func defMemory() {
 	ldMods := "{.weak|volatile|relaxed|acquire|mmio}{.$scope}{.$ldss}{.$ldcop}{.nc}{.$l1ev}{.$l2ev}{.L2::cache_hint}{.$l2pf}{.$vec}.$ldt"
 	def("memory", "ld", with(rule(ruleLdSt)), F(ldMods, "d=_v~, a=m, cache-policy=r:b64?L2::cache_hint"))
 	stMods := "{.weak|volatile|relaxed|release|mmio}{.$scope}{.$stss}{.$stcop}{.$l1ev}{.$l2ev}{.L2::cache_hint}{.$vec}.$ldt"
@@ -99,8 +117,10 @@ func init() {
 	def("memory", "alloca", nil, F("{.local}.u32|u64", "ptr=r, size=ri, align=i?"))
 	def("memory", "stacksave", nil, F(".u32|u64", "d=r"))
 	def("memory", "stackrestore", nil, F(".u32|u64", "a=r"))
+}
 
-	// ---- integer arithmetic ----
+// defIntegerArithmetic defines the integer arithmetic instructions.
+func defIntegerArithmetic() {
 	// The floating-point forms add, sub and mul share (fresh Forms for each).
 	fpArith := func(more ...*Form) []*Form {
 		return append([]*Form{
@@ -163,8 +183,10 @@ func init() {
 	}
 	def("integer", "dp4a", nil, F(".u32|s32.u32|s32", "d=r:b32, a=ri:b32, b=ri:b32, c=ri:0"))
 	def("integer", "dp2a", nil, F(".lo|hi.u32|s32.u32|s32", "d=r:b32, a=ri:b32, b=ri:b32, c=ri:0"))
+}
 
-	// ---- floating point ----
+// defFloatingPoint defines the floating point instructions.
+func defFloatingPoint() {
 	def("float", "fma", nil,
 		F(".$rnd{.ftz}{.sat}.f32", "d=r, a=ri, b=ri, c=ri"),
 		F(".$rnd{.ftz}.f32x2", "d=r, a=r, b=r, c=r"),
@@ -190,8 +212,10 @@ func init() {
 	def("float", "sin", nil, F(".approx{.ftz}.f32", "d=r, a=ri"))
 	def("float", "cos", nil, F(".approx{.ftz}.f32", "d=r, a=ri"))
 	def("float", "tanh", nil, F(".approx.f16|f32|f16x2|bf16|bf16x2", "d=r, a=ri"))
+}
 
-	// ---- bit manipulation ----
+// defBitManipulation defines the bit manipulation instructions.
+func defBitManipulation() {
 	for _, op := range []string{"and", "or", "xor"} {
 		def("bit", op, nil, F(".$pbits", "d=r, a=ri, b=ri"))
 	}
@@ -213,8 +237,10 @@ func init() {
 	def("bit", "shr", nil, F(".b16|b32|b64|u16|u32|u64|s16|s32|s64", "d=r, a=ri, b=ri:u32"))
 	def("bit", "bmsk", nil, F(".clamp|wrap.b32", "d=r, a=ri:u32, b=ri:u32"))
 	def("bit", "szext", nil, F(".clamp|wrap.u32|s32", "d=r, a=ri, b=ri:u32"))
+}
 
-	// ---- compare, select, convert ----
+// defCompareSelectConvert defines the compare, select, convert instructions.
+func defCompareSelectConvert() {
 	setpT := ".b16|b32|b64|u16|u32|u64|s16|s32|s64|f32|f64"
 	def("compare", "setp", with(rule(ruleCompare)),
 		F(".$cmp{.$bool}{.ftz}"+setpT, "p=p|p?, a=ri, b=ri, c=np?and/or/xor"),
@@ -243,8 +269,10 @@ func init() {
 	def("convert", "cvt.pack", nil,
 		F(".sat.u16|s16.s32", "d=r:b32, a=ri:1, b=ri:1"),
 		F(".sat.u2|s2|u4|s4|u8|s8.s32.b32", "d=r:b32, a=ri:1, b=ri:1, c=ri:2"))
+}
 
-	// ---- control flow ----
+// defControlFlow defines the control flow instructions.
+func defControlFlow() {
 	def("control", "bra", nil, F("{.uni}", "target=s"))
 	def("control", "brx.idx", nil, F("{.uni}", "index=ri:u32, targets=s"))
 	def("control", "call", with(rule(ruleCall)), F("{.uni}", "*"))
@@ -254,8 +282,10 @@ func init() {
 	def("control", "brkpt", nil, F("", ""))
 	def("control", "nanosleep", with(sm(70)), F(".u32", "t=ri"))
 	def("control", "pmevent", nil, F("{.mask}", "a=i"))
+}
 
-	// ---- synchronisation and communication ----
+// defSynchronisationAndCommunication defines the synchronisation and communication instructions.
+func defSynchronisationAndCommunication() {
 	def("sync", "bar", with(rule(ruleBar)),
 		F("{.cta}.sync{.aligned}", "a=ri:b32, b=ri:b32?"),
 		F("{.cta}.arrive{.aligned}", "a=ri:b32, b=ri:b32"),
@@ -315,8 +345,10 @@ func init() {
 	def("sync", "red.async", with(sm(90)),
 		F(".relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.inc|dec|min|max|and|or|xor|add.u32|s32|b32|u64", "a=m, b=ri, mbar=m:@shared"),
 		F("{.mmio}.release.gpu|cluster{.global}.add.u32|s32|u64|s64", "a=m, b=ri"))
+}
 
-	// ---- mbarrier ----
+// defMbarrier defines the mbarrier instructions.
+func defMbarrier() {
 	def("mbarrier", "mbarrier.init", with(sm(80), rule(ruleMbarrier)), F("{.$sh}.b64", "addr=m, count=ri:b32"))
 	def("mbarrier", "mbarrier.inval", with(sm(80), rule(ruleMbarrier)), F("{.$sh}.b64", "addr=m"))
 	def("mbarrier", "mbarrier.arrive", with(sm(80), rule(ruleMbarrier)),
@@ -336,8 +368,10 @@ func init() {
 		F("{.acquire|relaxed}{.cta|cluster}{.$sh}.b64", "waitComplete=p, addr=m, state=r:b64, suspendTimeHint=ri:b32?"),
 		F(".parity{.acquire|relaxed}{.cta|cluster}{.$sh}.b64", "waitComplete=p, addr=m, phaseParity=ri:b32, suspendTimeHint=ri:b32?"))
 	def("mbarrier", "mbarrier.pending_count", with(sm(80)), F(".b64", "count=r:b32, state=r:b64"))
+}
 
-	// ---- asynchronous copies ----
+// defAsynchronousCopies defines the asynchronous copies instructions.
+func defAsynchronousCopies() {
 	def("async-copy", "cp.async", with(sm(80), rule(ruleCpAsync)),
 		F(".ca|cg.$sh.global{.L2::cache_hint}{.$l2pf}", "dst=m:@0, src=m:@1, cp-size=i, src-size=a?, cache-policy=r:b64?L2::cache_hint"))
 	def("async-copy", "cp.async.commit_group", with(sm(80)), F("", ""))
@@ -368,16 +402,20 @@ func init() {
 	def("async-copy", "tensormap.cp_fenceproxy", with(sm(90)),
 		F(".global.shared::cta.tensormap::generic.release.$scope.sync.aligned", "dst=m:@0, src=m:@1, size=i"))
 	def("async-copy", "tensormap.replace", with(sm(90), loose()))
+}
 
-	// ---- matrix data movement ----
+// defMatrixDataMovement defines the matrix data movement instructions.
+func defMatrixDataMovement() {
 	def("matrix", "ldmatrix", with(sm(75), rule(ruleLdmatrix)),
 		F(".sync.aligned.m8n8|m16n16.x1|x2|x4{.trans}{.$sh}.b16|b8", "d=rV:b32, a=m"),
 		F(".sync.aligned.m8n16|m16n16.x1|x2|x4{.trans}{.$sh}.b8x16.b6x16_p32|b4x16_p64", "d=rV:b32, a=m"))
 	def("matrix", "stmatrix", with(sm(90), ptxv(78), rule(ruleLdmatrix)),
 		F(".sync.aligned.m8n8|m16n8.x1|x2|x4{.trans}{.$sh}.b16|b8", "a=m, r=rV:b32"))
 	def("matrix", "movmatrix", with(sm(75)), F(".sync.aligned.m8n8.trans.b16", "d=r:b32, a=r:b32"))
+}
 
-	// ---- warpgroup MMA ----
+// defWarpgroupMMA defines the warpgroup MMA instructions.
+func defWarpgroupMMA() {
 	wg := with(sm(90), ptxv(80), archSpecific(90))
 	def("wgmma", "wgmma.fence", wg, F(".sync.aligned", ""))
 	def("wgmma", "wgmma.commit_group", wg, F(".sync.aligned", ""))
@@ -388,8 +426,10 @@ func init() {
 	def("wgmma", "wgmma.mma_async.sp", with(sm(90), ptxv(80), archSpecific(90), rule(ruleWgmma)),
 		F(".sync.aligned.$mnk{.satfinite}.f16|f32|s32.$wgt.$wgt",
 			"d=V:*, a=rV:*, b-desc=r:b64, sp-meta=ri:b32, sp-sel=i, scale-d=pi, imm-scale-a=i?, imm-scale-b=i?, imm-trans-a=i?, imm-trans-b=i?"))
+}
 
-	// ---- warp MMA ----
+// defWarpMMA defines the warp MMA instructions.
+func defWarpMMA() {
 	mmaMods := ".sync.aligned.$mnk{.row|col}{.row|col}{.satfinite}{.$kind}{.block_scale}{.$svec}.f16|f32|s32|f64.$mmat.$mmat.f16|f32|s32|f64{.ue8m0|ue4m3}{.xor|and}{.popc}"
 	def("mma", "mma", with(sm(70), rule(ruleMma)), F(mmaMods, "d=V:*, a=V:*, b=V:*, c=V:*, *"))
 	def("mma", "mma.sp", with(sm(80), rule(ruleMma)), F(mmaMods, "d=V:*, a=V:*, b=V:*, c=V:*, e=ri:b32, f=i, *"))
@@ -397,8 +437,10 @@ func init() {
 	for _, w := range []string{"wmma.load", "wmma.store", "wmma.mma"} {
 		def("mma", w, with(sm(70), loose()))
 	}
+}
 
-	// ---- tcgen05 ----
+// defTcgen05 defines the tcgen05 instructions.
+func defTcgen05() {
 	t5 := func(r func(*checker, *Instruction)) []opt {
 		o := with(sm(100), ptxv(86), archSpecific(tcgen05Archs...))
 		if r != nil {
@@ -432,15 +474,19 @@ func init() {
 	mmaWS := ".cta_group::1.kind::f16|kind::tf32|kind::f8f6f4|kind::i8{.$wscoll}"
 	def("tcgen05", "tcgen05.mma.ws", t5(ruleTcgen05Mma), F(mmaWS, "d-tmem=m:@tmem, a=rm:b64, b-desc=r:b64, idesc=r:b32, *"))
 	def("tcgen05", "tcgen05.mma.ws.sp", t5(ruleTcgen05Mma), F(mmaWS, "d-tmem=m:@tmem, a=rm:b64, b-desc=r:b64, sp-meta=m:@tmem, idesc=r:b32, *"))
+}
 
-	// ---- multimem, cluster launch control ----
+// defMultimemClusterLaunchControl defines the multimem, cluster launch control instructions.
+func defMultimemClusterLaunchControl() {
 	for _, n := range []string{"multimem.ld_reduce", "multimem.st", "multimem.red", "multimem.cp.async.bulk", "multimem.cp.reduce.async.bulk"} {
 		def("multimem", n, with(sm(90), loose()))
 	}
 	def("sync", "clusterlaunchcontrol.try_cancel", with(sm(100), loose()))
 	def("sync", "clusterlaunchcontrol.query_cancel", with(sm(100), loose()))
+}
 
-	// ---- texture, surface, video (recognised, not checked) ----
+// defTextureSurfaceVideo defines the texture, surface, video (recognised, not checked) instructions.
+func defTextureSurfaceVideo() {
 	for _, n := range []string{"tex", "tld4", "txq", "suld", "sust", "sured", "suq", "istypep",
 		"vadd", "vsub", "vabsdiff", "vmin", "vmax", "vshl", "vshr", "vmad", "vset",
 		"vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2", "vset2",

@@ -73,30 +73,48 @@ func (c *checker) checkOperand(in *Instruction, sp *opSpec, e Expr, probs *[]pro
 		}
 		return
 	}
-	want := c.specType(in, sp)
-	bad := func() {
-		addProb(probs, e.Position(), "", "%s must be %s, found %s", sp.name, opKindDesc[sp.kind], describeExpr(e))
+	oc := &operandCheck{c: c, in: in, sp: sp, e: e, want: c.specType(in, sp), probs: probs}
+	oc.check()
+}
+
+// operandCheck checks one operand against its spec, by operand kind.
+type operandCheck struct {
+	c     *checker
+	in    *Instruction
+	sp    *opSpec
+	e     Expr
+	want  Type
+	probs *[]problem
+}
+
+// bad reports an operand of the wrong kind.
+func (o *operandCheck) bad() {
+	addProb(o.probs, o.e.Position(), "", "%s must be %s, found %s", o.sp.name, opKindDesc[o.sp.kind], describeExpr(o.e))
+}
+
+// reg checks a register operand that cannot be negated.
+func (o *operandCheck) reg(x *Reg) {
+	if x.Not {
+		o.bad()
+		return
 	}
-	// reg checks a register operand that cannot be negated.
-	reg := func(x *Reg) {
-		if x.Not {
-			bad()
-			return
-		}
-		c.checkRegOperand(sp, x, want, probs)
-	}
+	o.c.checkRegOperand(o.sp, x, o.want, o.probs)
+}
+
+func (o *operandCheck) check() {
+	c, in, sp, e, want, probs := o.c, o.in, o.sp, o.e, o.want, o.probs
 	switch sp.kind {
 	case opReg:
 		if r, ok := e.(*Reg); ok {
-			reg(r)
+			o.reg(r)
 		} else {
-			bad()
+			o.bad()
 		}
 	case opRegImm, opAny:
 		switch x := e.(type) {
 		case *Reg:
 			if x.Not && sp.kind != opAny {
-				bad()
+				o.bad()
 				return
 			}
 			if sp.kind == opRegImm {
@@ -107,99 +125,45 @@ func (c *checker) checkOperand(in *Instruction, sp *opSpec, e Expr, probs *[]pro
 		case *Imm:
 			c.checkImm(sp, x, want, probs)
 		default:
-			bad()
+			o.bad()
 		}
 	case opImm:
 		if _, ok := e.(*Imm); !ok {
-			bad()
+			o.bad()
 		}
 	case opPred, opNotPred, opPredImm:
-		switch x := e.(type) {
-		case *Reg:
-			if x.Not && sp.kind == opPred {
-				addProb(probs, x.Pos, "", "%s cannot be negated", sp.name)
-				return
-			}
-			if t, ok := c.regType(x); ok && t != Pred {
-				addProb(probs, x.Pos, "", "%s must be a .pred register, %s is .%s", sp.name, x.Name, t)
-			}
-		case *Imm:
-			if sp.kind != opPredImm {
-				bad()
-			} else if x.Kind != ImmInt {
-				addProb(probs, x.Pos, "", "%s must be a predicate or an integer, found %s", sp.name, formatImm(x))
-			}
-		default:
-			bad()
-		}
+		o.pred()
 	case opAddr:
 		a, ok := e.(*Address)
 		if !ok {
-			bad()
+			o.bad()
 			return
 		}
 		c.checkAddress(in, sp, a, probs)
 	case opValue:
-		if vec := in.Vec(); vec > 0 {
-			v, ok := e.(*Vector)
-			if !ok {
-				addProb(probs, e.Position(), "", "%s of a .v%d access must be a vector of %d, found %s", sp.name, vec, vec, describeExpr(e))
-				return
-			}
-			if len(v.Elems) != vec {
-				addProb(probs, v.Pos, "", "%s has %d elements; .v%d needs %d", sp.name, len(v.Elems), vec, vec)
-			}
-			c.checkElems(sp, v, want, sp.name != "d", probs)
-			return
-		}
-		switch x := e.(type) {
-		case *Reg:
-			reg(x)
-		case *Imm:
-			if sp.name == "d" {
-				bad()
-				return
-			}
-			c.checkImm(sp, x, want, probs)
-		case *Vector:
-			addProb(probs, x.Pos, "add .v2, .v4 or .v8 for a vector access", "%s is a vector but the instruction has no .vN modifier", sp.name)
-		default:
-			bad()
-		}
+		o.value()
 	case opVector:
 		v, ok := e.(*Vector)
 		if !ok {
-			bad()
+			o.bad()
 			return
 		}
 		c.checkElems(sp, v, want, true, probs)
 	case opRegVec:
 		switch x := e.(type) {
 		case *Reg:
-			reg(x)
+			o.reg(x)
 		case *Vector:
 			c.checkElems(sp, x, want, true, probs)
 		default:
-			bad()
+			o.bad()
 		}
 	case opSym:
-		id, ok := e.(*Ident)
-		if !ok {
-			bad()
-			return
-		}
-		if s := c.lookup(id.Name); s != nil && in.Opcode == "bra" && s.kind != symLabel {
-			addProb(probs, id.Pos, "", "branch target %s is a %s, not a label", id.Name, symKindNames[s.kind])
-		}
-		if in.Opcode == "brx.idx" {
-			if s := c.lookup(id.Name); s != nil && s.kind != symTargets {
-				addProb(probs, id.Pos, "declare it with name: .branchtargets L1, L2, ...;", "%s is not a .branchtargets list", id.Name)
-			}
-		}
+		o.sym()
 	case opRegImmSym:
 		switch x := e.(type) {
 		case *Reg:
-			reg(x)
+			o.reg(x)
 		case *Imm:
 			c.checkImm(sp, x, want, probs)
 		case *Ident:
@@ -207,7 +171,7 @@ func (c *checker) checkOperand(in *Instruction, sp *opSpec, e Expr, probs *[]pro
 				addProb(probs, x.Pos, "", "%s is a label, not a variable", x.Name)
 			}
 		default:
-			bad()
+			o.bad()
 		}
 	case opRegAddr:
 		switch x := e.(type) {
@@ -218,11 +182,83 @@ func (c *checker) checkOperand(in *Instruction, sp *opSpec, e Expr, probs *[]pro
 			tmem.typ.space = "tmem"
 			c.checkAddress(in, &tmem, x, probs)
 		default:
-			bad()
+			o.bad()
 		}
 	case opList:
 		if _, ok := e.(*List); !ok {
-			bad()
+			o.bad()
+		}
+	}
+}
+
+// pred checks a predicate operand (or a predicate-or-integer one).
+func (o *operandCheck) pred() {
+	sp, probs := o.sp, o.probs
+	switch x := o.e.(type) {
+	case *Reg:
+		if x.Not && sp.kind == opPred {
+			addProb(probs, x.Pos, "", "%s cannot be negated", sp.name)
+			return
+		}
+		if t, ok := o.c.regType(x); ok && t != Pred {
+			addProb(probs, x.Pos, "", "%s must be a .pred register, %s is .%s", sp.name, x.Name, t)
+		}
+	case *Imm:
+		if sp.kind != opPredImm {
+			o.bad()
+		} else if x.Kind != ImmInt {
+			addProb(probs, x.Pos, "", "%s must be a predicate or an integer, found %s", sp.name, formatImm(x))
+		}
+	default:
+		o.bad()
+	}
+}
+
+// value checks the value operand of a load or store: a vector for .vN.
+func (o *operandCheck) value() {
+	c, sp, e, want, probs := o.c, o.sp, o.e, o.want, o.probs
+	if vec := o.in.Vec(); vec > 0 {
+		v, ok := e.(*Vector)
+		if !ok {
+			addProb(probs, e.Position(), "", "%s of a .v%d access must be a vector of %d, found %s", sp.name, vec, vec, describeExpr(e))
+			return
+		}
+		if len(v.Elems) != vec {
+			addProb(probs, v.Pos, "", "%s has %d elements; .v%d needs %d", sp.name, len(v.Elems), vec, vec)
+		}
+		c.checkElems(sp, v, want, sp.name != "d", probs)
+		return
+	}
+	switch x := e.(type) {
+	case *Reg:
+		o.reg(x)
+	case *Imm:
+		if sp.name == "d" {
+			o.bad()
+			return
+		}
+		c.checkImm(sp, x, want, probs)
+	case *Vector:
+		addProb(probs, x.Pos, "add .v2, .v4 or .v8 for a vector access", "%s is a vector but the instruction has no .vN modifier", sp.name)
+	default:
+		o.bad()
+	}
+}
+
+// sym checks a symbol operand: branch targets and branch-target lists.
+func (o *operandCheck) sym() {
+	c, in, probs := o.c, o.in, o.probs
+	id, ok := o.e.(*Ident)
+	if !ok {
+		o.bad()
+		return
+	}
+	if s := c.lookup(id.Name); s != nil && in.Opcode == "bra" && s.kind != symLabel {
+		addProb(probs, id.Pos, "", "branch target %s is a %s, not a label", id.Name, symKindNames[s.kind])
+	}
+	if in.Opcode == "brx.idx" {
+		if s := c.lookup(id.Name); s != nil && s.kind != symTargets {
+			addProb(probs, id.Pos, "declare it with name: .branchtargets L1, L2, ...;", "%s is not a .branchtargets list", id.Name)
 		}
 	}
 }
