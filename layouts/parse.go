@@ -20,8 +20,36 @@ func (e *ParseError) Error() string {
 
 // Caret returns the input with a caret line under the offending column, for
 // terminal error messages.
-func (e *ParseError) Caret() string {
-	return e.Input + "\n" + strings.Repeat(" ", max(e.Col-1, 0)) + "^"
+func (e *ParseError) Caret() string { return CaretLines(e.Input, e.Col) }
+
+// CaretLines returns input and, below it, a caret under the 1-based
+// column col. An input longer than 120 bytes is cut to a window around the
+// column, with "…" where text was left out; line breaks and tabs print as
+// blanks so that the caret stays aligned.
+func CaretLines(input string, col int) string {
+	const width = 120
+	col = max(col, 1)
+	start, end := 0, len(input)
+	if len(input) > width {
+		start = max(0, min(col-1-width/2, len(input)-width))
+		end = min(len(input), start+width)
+	}
+	var b strings.Builder
+	pre := 0
+	if start > 0 {
+		b.WriteString("…")
+		pre = 1
+	}
+	for _, c := range []byte(input[start:end]) {
+		if c < 0x20 {
+			c = ' '
+		}
+		b.WriteByte(c)
+	}
+	if end < len(input) {
+		b.WriteString("…")
+	}
+	return b.String() + "\n" + strings.Repeat(" ", pre+col-1-start) + "^"
 }
 
 // Scanner reads CuTe notation. It is exported so that expression parsers

@@ -423,7 +423,8 @@ func runNumEncode(e *env, opts any, args []string) error {
 	}
 	b, info := f.Encode(v, m, numfmt.Opts{Satfinite: o.satfinite, Relu: o.relu, Sat: o.sat, FTZ: o.ftz})
 	w := e.stdout
-	fmt.Fprintf(w, "encode %s as %s, rounding .%s", args[1], f.Name, m)
+	lit := shortLiteral(args[1])
+	fmt.Fprintf(w, "encode %s as %s, rounding .%s", lit, f.Name, m)
 	for _, x := range []struct {
 		on   bool
 		name string
@@ -450,11 +451,11 @@ func runNumEncode(e *env, opts any, args []string) error {
 		if e2 < 0 {
 			side = "below every format's smallest subnormal"
 		}
-		fmt.Fprintf(w, "  input     %s is beyond 2^±%d, far %s\n", args[1], numfmt.ExactRange, side)
+		fmt.Fprintf(w, "  input     %s is beyond 2^±%d, far %s\n", lit, numfmt.ExactRange, side)
 	case v.IsFinite() && (e2 > numfmt.ExactRange || e2 < -numfmt.ExactRange):
-		fmt.Fprintf(w, "  input     %s is beyond 2^±%d, far outside every format; approximately %s\n", args[1], numfmt.ExactRange, v.Sci(17))
+		fmt.Fprintf(w, "  input     %s is beyond 2^±%d, far outside every format; approximately %s\n", lit, numfmt.ExactRange, v.Sci(17))
 	default:
-		fmt.Fprintf(w, "  input     %s is not a binary fraction; it lies strictly inside (%s, next 62-bit value)\n", args[1], v.String())
+		fmt.Fprintf(w, "  input     %s is not a binary fraction; it lies strictly inside (%s, next 62-bit value)\n", lit, v.String())
 	}
 	switch {
 	case info.Overflow && v.IsFinite():
@@ -485,6 +486,15 @@ func runNumEncode(e *env, opts any, args []string) error {
 	}
 	fmt.Fprintln(w)
 	return nil
+}
+
+// shortLiteral shows a number as the user typed it, shortened in the
+// middle beyond 60 characters.
+func shortLiteral(s string) string {
+	if len(s) <= 60 {
+		return s
+	}
+	return fmt.Sprintf("%s…(%d characters)…%s", s[:30], len(s)-45, s[len(s)-15:])
 }
 
 func withSign(v numfmt.Value, neg bool) numfmt.Value {

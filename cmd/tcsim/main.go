@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/tcsim/tcsim/internal/suggest"
+	"github.com/tcsim/tcsim/isa/ptx"
 )
 
 // command is one tcsim subcommand. Commands register themselves from
@@ -135,12 +136,24 @@ func exitStatus(e *env, who string, err error) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintf(e.stderr, "%s: %v\n", who, err)
+	fmt.Fprintf(e.stderr, "%s: %s\n", who, clipLines(err.Error()))
 	var u *usageError
 	if errors.As(err, &u) {
 		return 2
 	}
 	return 1
+}
+
+// clipLines shortens every line of an error message longer than 500 bytes
+// (one that quotes a huge input) in the middle.
+func clipLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		if len(l) > 500 {
+			lines[i] = ptx.Clip(l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // lookup finds the longest registered command name that prefixes args.

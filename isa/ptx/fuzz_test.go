@@ -21,6 +21,9 @@ func FuzzParse(f *testing.F) {
 		"\"unterminated\n",
 		"0f3F80 0d1 0x 09 12ab 1e999",
 		"wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, p, 1, 1, 0, 0;",
+		".version 8.7\n.target sm_90a\n.entry k()\n{\n\tld.param.u64 %rd1, [p",
+		"\x7fELF\x02\x01\x01\x00",
+		".shared .b8 s[4294967296];\n.entry k() { .reg .f32 %f<200000000>; mbarrier.try_wiat.b64 %p1, [s], 0; }",
 	} {
 		f.Add([]byte(s))
 	}

@@ -93,6 +93,9 @@ func (p *parser) parseBlock() *Block {
 		for p.tok != EOF {
 			p.next()
 		}
+		// The rest of the file was skipped on purpose: the end of file
+		// that follows is no truncation.
+		p.eof.reported, p.eof.at = true, p.pos
 		return b
 	}
 	for p.tok != RBRACE && p.tok != EOF {

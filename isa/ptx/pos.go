@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pos is a position in a PTX source file: a 1-based line and column (in
@@ -77,9 +78,29 @@ func (e *Error) Error() string {
 // itself an error; the zero value is an empty list.
 type ErrorList []*Error
 
-// Add appends an error at pos.
+// Add appends an error at pos. Messages longer than MaxMsg bytes (which
+// quote a huge token) are shortened in the middle.
 func (l *ErrorList) Add(pos Position, msg, hint string) {
-	*l = append(*l, &Error{Pos: pos, Msg: msg, Hint: hint})
+	*l = append(*l, &Error{Pos: pos, Msg: Clip(msg), Hint: Clip(hint)})
+}
+
+// MaxMsg bounds the length of a diagnostic's message.
+const MaxMsg = 300
+
+// Clip shortens s to about MaxMsg bytes, keeping its start and end and
+// saying how much was left out.
+func Clip(s string) string {
+	if len(s) <= MaxMsg {
+		return s
+	}
+	head, tail := s[:200], s[len(s)-60:]
+	for len(head) > 0 && !utf8.RuneStart(s[len(head)]) {
+		head = head[:len(head)-1]
+	}
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	return fmt.Sprintf("%s…(%d bytes)…%s", head, len(s)-len(head)-len(tail), tail)
 }
 
 // Len, Swap and Less implement sort.Interface, ordering by position.

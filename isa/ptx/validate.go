@@ -113,7 +113,7 @@ func (c *checker) errorf(pos Pos, hint, format string, args ...any) {
 
 // warnf reports code that ptxas accepts but that misbehaves at run time.
 func (c *checker) warnf(pos Pos, hint, format string, args ...any) {
-	c.errs = append(c.errs, &Error{Pos: Position{c.file, pos}, Msg: fmt.Sprintf(format, args...), Hint: hint, Warning: true})
+	c.errs = append(c.errs, &Error{Pos: Position{c.file, pos}, Msg: Clip(fmt.Sprintf(format, args...)), Hint: Clip(hint), Warning: true})
 }
 
 func (c *checker) run() {
@@ -624,6 +624,9 @@ func nearOpcodes(in *Instruction) (string, []string) {
 			continue
 		}
 		typed := strings.Join(words[:k], ".")
+		if len(typed)-len(name) > 2 || len(name)-len(typed) > 2 {
+			continue // farther than 2 edits
+		}
 		if d := suggest.Distance(typed, name); d <= min(2, max(1, len(typed)/3)) {
 			out = append(out, scored{name, d, k})
 		}

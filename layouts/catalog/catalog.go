@@ -306,6 +306,9 @@ func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 // Nearest returns up to n atom names closest to name by edit distance.
 func Nearest(name string, n int) []string {
 	load()
+	if len(name) > 128 {
+		return nil // no atom name is that long; an edit distance would cost O(len)
+	}
 	name = strings.ToLower(name)
 	names := make([]string, len(atoms))
 	for i, a := range atoms {

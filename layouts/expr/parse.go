@@ -16,7 +16,6 @@ package expr
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/tcsim/tcsim/layouts"
 )
@@ -40,9 +39,7 @@ func (e *Error) Error() string { return fmt.Sprintf("col %d: %s", e.Col, e.Msg) 
 func (e *Error) Unwrap() error { return e.Err }
 
 // Caret returns the input and, below it, a caret under the column.
-func (e *Error) Caret() string {
-	return e.Input + "\n" + strings.Repeat(" ", max(e.Col-1, 0)) + "^"
-}
+func (e *Error) Caret() string { return layouts.CaretLines(e.Input, e.Col) }
 
 // node is a parsed expression.
 type node struct {
