@@ -42,3 +42,17 @@ func TestLayoutEvalHelpListsFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestPastedCuTeCLI: the commands that read a layout accept pasted CuTe.
+func TestPastedCuTeCLI(t *testing.T) {
+	expectCLI(t, []string{"layout", "GMMA::Layout_K_SW128_Atom<bf16>", "--region", "0:2,0:4"}, 0,
+		[]string{"smem.k.sw128.b16\n", "CuTe: GMMA::Layout_K_SW128_Atom<half_t>"}, nil, "")
+	expectCLI(t, []string{"layout", "Layout<Shape<_4,_8>,Stride<_1,_4>>", "--no-legend"}, 0,
+		[]string{"(4,8):(1,4)\n", "0  0  4  8 12 16 20 24 28"}, nil, "")
+	expectCLI(t, []string{"bitmath", "Layout<Shape<Shape<_4,_8>,_4>,Stride<Stride<_8,_1>,_32>>", "--tile", "8x16"}, 0,
+		[]string{"((4,8),4):((8,1),32): (tid, v) -> (row, col)"}, nil, "")
+	expectCLI(t, []string{"layout", "Layout<Shape<_4,int>>"}, 2, nil, nil,
+		"col 17: int is a dynamic integer")
+	expectCLI(t, []string{"layout", "eval", "upcast<2>(GMMA::Layout_K_SW128_Atom<uint8_t>)"}, 0,
+		[]string{"Sw<3,3,3> o 0 o (8,64):(64,1)\n"}, nil, "")
+}

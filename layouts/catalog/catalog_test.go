@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tcsim/tcsim/layouts"
 )
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$`)
@@ -287,4 +289,30 @@ func FuzzFilter(f *testing.F) {
 		Lookup(q)
 		Nearest(q, 3)
 	})
+}
+
+// TestLookupCuTeAtom: CuTe's GMMA atom names find the catalog's SMEM atoms,
+// and the catalog's offsets are the layout CuTe's definition gives.
+func TestLookupCuTeAtom(t *testing.T) {
+	for name, want := range map[string]string{
+		"GMMA::Layout_K_SW128_Atom<bf16>":                      "smem.k.sw128.b16",
+		"SM90::GMMA::Layout_MN_SW64_Atom<half_t>":              "smem.mn.sw64.b16",
+		"cute::GMMA::Layout_K_INTER_Atom<cutlass::tfloat32_t>": "smem.k.inter.b32",
+		"GMMA::Layout_K_SW32_Atom<float_e4m3_t>":               "smem.k.sw32.b8",
+		" GMMA::Layout_MN_SW128_Atom<uint8_t> ":                "smem.mn.sw128.b8",
+		"GMMA::Layout_K_SW128_Atom<cutlass::float_e2m1_t>":     "smem.k.sw128.b4",
+	} {
+		a, err := Lookup(name)
+		if err != nil || a.Name != want {
+			t.Errorf("Lookup(%q) = %s, %v; want %s", name, a.Name, err, want)
+			continue
+		}
+		l, err := layouts.ParseAnyLayout(strings.TrimSpace(name))
+		if err != nil || l.String() != a.Offsets.String() {
+			t.Errorf("%s: CuTe's definition gives %v (%v), the catalog %v", name, l, err, a.Offsets)
+		}
+	}
+	if _, err := Lookup("GMMA::Layout_MN_SW128_Atom<float>"); err == nil || !strings.Contains(err.Error(), "the catalog has no smem.mn.sw128.b32") {
+		t.Errorf("MN-major 32-bit: %v", err)
+	}
 }
