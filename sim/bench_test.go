@@ -88,7 +88,7 @@ func BenchmarkNativeInteger(b *testing.B) {
 // gemm256Machine prepares one CTA of the 128×256-tile GEMM with K.
 func gemm256Machine(tb testing.TB, K int, gridX, gridY int, opts Options) *Machine {
 	M, N := 128*gridY, 256*gridX
-	l := &launch.Launch{Grid: launch.Dim3{uint32(gridX), uint32(gridY), 1}, Block: launch.Dim3{128, 1, 1}}
+	l := &launch.Launch{Grid: launch.Dim3{uint32(gridX), uint32(gridY), 1}, Block: launch.Dim3{128, 1, 1}, SharedMem: 49152 + 8}
 	a, err := launch.ParseFill("uniform:bf16:7:-1:1")
 	if err != nil {
 		tb.Fatal(err)

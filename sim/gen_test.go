@@ -18,8 +18,10 @@ func gemm256PTX(N int) string {
 	p(".visible .entry gemm256(.param .align 64 .b8 tmA[128], .param .align 64 .b8 tmB[128], .param .u64 C, .param .u32 K)")
 	p("{")
 	p("\t.reg .pred %%p<4>;\n\t.reg .b32 %%r<40>;\n\t.reg .b64 %%rd<40>;\n\t.reg .f32 %%f<256>;")
-	p("\t.shared .align 1024 .b8 sA[16384];\n\t.shared .align 1024 .b8 sB[32768];\n\t.shared .align 8 .b64 bar;")
-	p("\tmov.u32 %%r1, %%tid.x;\n\tmov.u32 %%r2, bar;\n\tmov.u32 %%r3, sA;\n\tmov.u32 %%r4, sB;")
+	// A (16 KiB), B (32 KiB) and the mbarrier in dynamic shared memory: a
+	// kernel may declare at most 48 KiB statically.
+	p("\t.extern .shared .align 1024 .b8 smem[];")
+	p("\tmov.u32 %%r1, %%tid.x;\n\tmov.u32 %%r3, smem;\n\tadd.u32 %%r4, %%r3, 16384;\n\tadd.u32 %%r2, %%r3, 49152;")
 	p("\tsetp.eq.u32 %%p1, %%r1, 0;")
 	p("\t@%%p1 mbarrier.init.shared::cta.b64 [%%r2], 1;")
 	p("\tbar.sync 0;")
