@@ -80,14 +80,3 @@ func checkedCrd2Idx(crd, shape, stride IntTuple) int {
 	}
 	return sum
 }
-
-// checkExtents fails when a result has a negative extent, which no input
-// layout may have: an operation must never hand one back silently.
-func checkExtents(op string, l Layout) Layout {
-	for _, v := range l.Shape.Leaves() {
-		if v < 0 {
-			fail(op, CondExtent, "the result %v has the negative extent %d", l, v)
-		}
-	}
-	return l
-}

@@ -40,7 +40,6 @@ const (
 	CondCongruence         = "congruence"
 	CondUnsupported        = "supported operand kinds"
 	CondNonNegative        = "non-negative strides and cotarget"
-	CondExtent             = "non-negative extents"
 	CondAdjacent           = "adjacent elements (a stride-1 mode)"
 	CondPowerOfTwo         = "power-of-two factor"
 )
