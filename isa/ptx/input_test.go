@@ -29,10 +29,10 @@ func TestBadInputs(t *testing.T) {
 		{"one stray byte", body("\t\x01\n"), []string{"6:2: expected an instruction, label or declaration", "6:2: illegal character"}},
 		{"utf-8 comment", body("\t// ünïcode ✓\n"), nil},
 		{"truncated address", header + ".visible .entry k(.param .u64 p)\n{\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p",
-			[]string{"7:23: unexpected end of file in function k: expected ']' to close the address (the block opened at 5:1 is not closed; the file looks truncated"}},
+			[]string{"7:23: expected ']' to close the address, found end of file (unexpected end of file in function k, whose block opened at 5:1 is not closed: the file looks truncated"}},
 		{"truncated block", header + ".visible .entry k()\n{\n\tret;\n",
-			[]string{"unexpected end of file in function k: block not closed: missing '}'"}},
-		{"truncated token", header + ".visible .entry k()\n{\n\tbra $L__BB0_1;\n\tmbar", []string{"7:6: unexpected end of file in function k: expected ';' after mbar"}},
+			[]string{"block not closed: missing '}', at the end of the file (unexpected end of file in function k, whose block opened at 5:1"}},
+		{"truncated token", header + ".visible .entry k()\n{\n\tbra $L__BB0_1;\n\tmbar", []string{"7:6: expected ';' after mbar, found end of file (unexpected end of file in function k"}},
 		{"truncated .loc without .file", header + ".visible .entry k()\n{\n\t.loc 1 2 3\n\tret;\n\t.loc 1 3 4\n\t.loc 2 3 4\n\tret;\n}\n",
 			[]string{"6:2: .loc refers to file 1, which no .file directive declares (the module has none) (so do 2 later .loc lines)"}},
 		{"target", ".version 8.7\n.target sm_9999999999\n.address_size 64\n.entry k()\n{\n\tret;\n}\n",
@@ -89,7 +89,7 @@ func TestTruncatedCorpus(t *testing.T) {
 			_, errs := Check("cut.ptx", src[:cut])
 			eof := 0
 			for _, e := range errs {
-				if strings.Contains(e.Msg, "unexpected end of file") {
+				if strings.Contains(e.Error(), "unexpected end of file") {
 					eof++
 				}
 			}

@@ -190,7 +190,12 @@ func (p *parser) errorHint(pos Pos, hint, format string, args ...any) {
 // cutToken reports whether the current token is the last of a file that
 // ends without a newline: a token the end of the file may have cut.
 func (p *parser) cutToken() bool {
-	if p.tok == EOF || p.pos.Line != p.lastLine || p.semiOptional {
+	switch p.tok {
+	case IDENT, DIRECTIVE, INT, FLOAT, ILLEGAL: // tokens a cut can shorten
+	default:
+		return false
+	}
+	if p.pos.Line != p.lastLine || p.semiOptional {
 		return false
 	}
 	_, t, _ := p.peek()
@@ -198,23 +203,26 @@ func (p *parser) cutToken() bool {
 }
 
 // eofError reports, once, that the input ended in the middle of a
-// statement or block; msg says what the parser expected there. Later
-// errors at the end of the file are consequences and are dropped.
+// statement or block: msg says what the parser expected there, the hint
+// that the file ended early, in which function and block. Later errors
+// at the end of the file are consequences and are dropped.
 func (p *parser) eofError(pos Pos, msg string) {
 	if p.eof.reported {
 		return
 	}
 	p.eof.reported, p.eof.at = true, pos
-	msg = strings.TrimSuffix(msg, ", found end of file")
-	where := ""
+	if !strings.Contains(msg, "end of file") {
+		msg += ", at the end of the file"
+	}
+	hint := "unexpected end of file"
 	if p.fn != "" {
-		where = " in function " + demangle.Short(p.fn)
+		hint += " in function " + demangle.Short(p.fn)
 	}
-	hint := "the file looks truncated: was nvcc -ptx interrupted, or the file cut?"
 	if n := len(p.eof.blocks); n > 0 {
-		hint = fmt.Sprintf("the block opened at %s is not closed; %s", p.eof.blocks[n-1], hint)
+		hint += fmt.Sprintf(", whose block opened at %s is not closed", p.eof.blocks[n-1])
 	}
-	p.errs.Add(Position{p.file, pos}, "unexpected end of file"+where+": "+msg, hint)
+	hint += ": the file looks truncated (an interrupted nvcc -ptx, or a cut copy?)"
+	p.errs.Add(Position{p.file, pos}, msg, hint)
 }
 
 // desc describes the current token for error messages.
