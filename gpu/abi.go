@@ -110,3 +110,26 @@ func (a *launchAttribute) setDim3(x, y, z uint32) {
 		a.value[4*i+3] = byte(v >> 24)
 	}
 }
+
+// memAllocationProp is CUmemAllocationProp: type, requested handle types,
+// location {type, id}, win32HandleMetaData, allocFlags (8 bytes).
+type memAllocationProp struct {
+	typ          uint32 // CU_MEM_ALLOCATION_TYPE_PINNED = 1
+	handleTypes  uint32
+	locationType uint32 // CU_MEM_LOCATION_TYPE_DEVICE = 1
+	locationID   int32
+	win32        uintptr
+	allocFlags   [8]byte
+}
+
+// memAccessDesc is CUmemAccessDesc: location {type, id}, flags.
+type memAccessDesc struct {
+	locationType uint32
+	locationID   int32
+	flags        uint32 // CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3
+}
+
+const (
+	sizeofMemAllocationProp = 32
+	sizeofMemAccessDesc     = 12
+)

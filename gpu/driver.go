@@ -52,39 +52,49 @@ type driver struct {
 	// how: "dlsym" or "cuGetProcAddress".
 	bound map[string]string
 
-	cuGetProcAddress          func(symbol string, pfn *uintptr, cudaVersion int32, flags uint64, status *int32) cuResult
-	cuInit                    func(flags uint32) cuResult
-	cuDriverGetVersion        func(v *int32) cuResult
-	cuGetErrorName            func(code cuResult, s **byte) cuResult
-	cuGetErrorString          func(code cuResult, s **byte) cuResult
-	cuDeviceGetCount          func(n *int32) cuResult
-	cuDeviceGet               func(dev *int32, ordinal int32) cuResult
-	cuDeviceGetName           func(name *byte, n int32, dev int32) cuResult
-	cuDeviceGetAttribute      func(v *int32, attr int32, dev int32) cuResult
-	cuDeviceTotalMem          func(bytes *uint64, dev int32) cuResult
-	cuDevicePrimaryCtxRetain  func(ctx *uintptr, dev int32) cuResult
-	cuDevicePrimaryCtxRelease func(dev int32) cuResult
-	cuCtxSetCurrent           func(ctx uintptr) cuResult
-	cuCtxSynchronize          func() cuResult
-	cuModuleLoadDataEx        func(mod *uintptr, image *byte, n uint32, opts *int32, vals *uintptr) cuResult
-	cuModuleUnload            func(mod uintptr) cuResult
-	cuModuleGetFunction       func(fn *uintptr, mod uintptr, name string) cuResult
-	cuFuncGetAttribute        func(v *int32, attr int32, fn uintptr) cuResult
-	cuFuncSetAttribute        func(fn uintptr, attr int32, v int32) cuResult
-	cuFuncGetParamInfo        func(fn uintptr, index uint64, offset *uint64, size *uint64) cuResult
-	cuMemAlloc                func(p *uint64, n uint64) cuResult
-	cuMemFree                 func(p uint64) cuResult
-	cuMemcpyHtoD              func(dst uint64, src *byte, n uint64) cuResult
-	cuMemcpyDtoH              func(dst *byte, src uint64, n uint64) cuResult
-	cuMemsetD8                func(dst uint64, v uint8, n uint64) cuResult
-	cuLaunchKernel            func(f uintptr, gx, gy, gz, bx, by, bz, smem uint32, stream uintptr, params *uintptr, extra *uintptr) cuResult
-	cuLaunchKernelEx          func(cfg *launchConfig, f uintptr, params *uintptr, extra *uintptr) cuResult
-	cuTensorMapEncodeTiled    func(tm *byte, dtype uint32, rank uint32, addr uint64, dims *uint64, strides *uint64, box *uint32, estrides *uint32, interleave, swizzle, l2, oob uint32) cuResult
-	cuEventCreate             func(ev *uintptr, flags uint32) cuResult
-	cuEventRecord             func(ev uintptr, stream uintptr) cuResult
-	cuEventSynchronize        func(ev uintptr) cuResult
-	cuEventElapsedTime        func(ms *float32, start, end uintptr) cuResult
-	cuEventDestroy            func(ev uintptr) cuResult
+	cuGetProcAddress              func(symbol string, pfn *uintptr, cudaVersion int32, flags uint64, status *int32) cuResult
+	cuInit                        func(flags uint32) cuResult
+	cuDriverGetVersion            func(v *int32) cuResult
+	cuGetErrorName                func(code cuResult, s **byte) cuResult
+	cuGetErrorString              func(code cuResult, s **byte) cuResult
+	cuDeviceGetCount              func(n *int32) cuResult
+	cuDeviceGet                   func(dev *int32, ordinal int32) cuResult
+	cuDeviceGetName               func(name *byte, n int32, dev int32) cuResult
+	cuDeviceGetAttribute          func(v *int32, attr int32, dev int32) cuResult
+	cuDeviceTotalMem              func(bytes *uint64, dev int32) cuResult
+	cuDevicePrimaryCtxRetain      func(ctx *uintptr, dev int32) cuResult
+	cuDevicePrimaryCtxRelease     func(dev int32) cuResult
+	cuCtxSetCurrent               func(ctx uintptr) cuResult
+	cuCtxSynchronize              func() cuResult
+	cuModuleLoadDataEx            func(mod *uintptr, image *byte, n uint32, opts *int32, vals *uintptr) cuResult
+	cuModuleUnload                func(mod uintptr) cuResult
+	cuModuleGetFunction           func(fn *uintptr, mod uintptr, name string) cuResult
+	cuFuncGetAttribute            func(v *int32, attr int32, fn uintptr) cuResult
+	cuFuncSetAttribute            func(fn uintptr, attr int32, v int32) cuResult
+	cuFuncGetParamInfo            func(fn uintptr, index uint64, offset *uint64, size *uint64) cuResult
+	cuMemAlloc                    func(p *uint64, n uint64) cuResult
+	cuMemFree                     func(p uint64) cuResult
+	cuMemcpyHtoD                  func(dst uint64, src *byte, n uint64) cuResult
+	cuMemcpyDtoH                  func(dst *byte, src uint64, n uint64) cuResult
+	cuMemsetD8                    func(dst uint64, v uint8, n uint64) cuResult
+	cuLaunchKernel                func(f uintptr, gx, gy, gz, bx, by, bz, smem uint32, stream uintptr, params *uintptr, extra *uintptr) cuResult
+	cuLaunchKernelEx              func(cfg *launchConfig, f uintptr, params *uintptr, extra *uintptr) cuResult
+	cuTensorMapEncodeTiled        func(tm *byte, dtype uint32, rank uint32, addr uint64, dims *uint64, strides *uint64, box *uint32, estrides *uint32, interleave, swizzle, l2, oob uint32) cuResult
+	cuTensorMapEncodeIm2col       func(tm *byte, dtype uint32, rank uint32, addr uint64, dims *uint64, strides *uint64, lower *int32, upper *int32, channels, pixels uint32, estrides *uint32, interleave, swizzle, l2, oob uint32) cuResult
+	cuTensorMapEncodeIm2colW      func(tm *byte, dtype uint32, rank uint32, addr uint64, dims *uint64, strides *uint64, lowerW, upperW int32, channels, pixels uint32, estrides *uint32, interleave, mode, swizzle, l2, oob uint32) cuResult
+	cuEventCreate                 func(ev *uintptr, flags uint32) cuResult
+	cuMemGetAllocationGranularity func(g *uint64, prop *memAllocationProp, option uint32) cuResult
+	cuMemAddressReserve           func(p *uint64, size, align, addr uint64, flags uint64) cuResult
+	cuMemAddressFree              func(p uint64, size uint64) cuResult
+	cuMemCreate                   func(h *uint64, size uint64, prop *memAllocationProp, flags uint64) cuResult
+	cuMemRelease                  func(h uint64) cuResult
+	cuMemMap                      func(p uint64, size, offset uint64, h uint64, flags uint64) cuResult
+	cuMemUnmap                    func(p uint64, size uint64) cuResult
+	cuMemSetAccess                func(p uint64, size uint64, desc *memAccessDesc, count uint64) cuResult
+	cuEventRecord                 func(ev uintptr, stream uintptr) cuResult
+	cuEventSynchronize            func(ev uintptr) cuResult
+	cuEventElapsedTime            func(ms *float32, start, end uintptr) cuResult
+	cuEventDestroy                func(ev uintptr) cuResult
 }
 
 // symbol is one entry point: the Go function variable, the exported
@@ -141,7 +151,17 @@ func (d *driver) symbols() []symbol {
 		{fn: &d.cuLaunchKernel, names: []string{"cuLaunchKernel"}, since: 4000},
 		{fn: &d.cuLaunchKernelEx, names: []string{"cuLaunchKernelEx"}, since: 11060, optional: true},
 		{fn: &d.cuTensorMapEncodeTiled, names: []string{"cuTensorMapEncodeTiled"}, since: 12000, optional: true},
+		{fn: &d.cuTensorMapEncodeIm2col, names: []string{"cuTensorMapEncodeIm2col"}, since: 12000, optional: true},
+		{fn: &d.cuTensorMapEncodeIm2colW, names: []string{"cuTensorMapEncodeIm2colWide"}, since: 12080, optional: true},
 		{fn: &d.cuEventCreate, names: []string{"cuEventCreate"}, since: 2000},
+		{fn: &d.cuMemGetAllocationGranularity, names: []string{"cuMemGetAllocationGranularity"}, since: 10020, optional: true},
+		{fn: &d.cuMemAddressReserve, names: []string{"cuMemAddressReserve"}, since: 10020, optional: true},
+		{fn: &d.cuMemAddressFree, names: []string{"cuMemAddressFree"}, since: 10020, optional: true},
+		{fn: &d.cuMemCreate, names: []string{"cuMemCreate"}, since: 10020, optional: true},
+		{fn: &d.cuMemRelease, names: []string{"cuMemRelease"}, since: 10020, optional: true},
+		{fn: &d.cuMemMap, names: []string{"cuMemMap"}, since: 10020, optional: true},
+		{fn: &d.cuMemUnmap, names: []string{"cuMemUnmap"}, since: 10020, optional: true},
+		{fn: &d.cuMemSetAccess, names: []string{"cuMemSetAccess"}, since: 10020, optional: true},
 		{fn: &d.cuEventRecord, names: []string{"cuEventRecord"}, since: 2000},
 		{fn: &d.cuEventSynchronize, names: []string{"cuEventSynchronize"}, since: 2000},
 		{fn: &d.cuEventElapsedTime, names: []string{"cuEventElapsedTime_v2", "cuEventElapsedTime"}, base: "cuEventElapsedTime", since: 2000},

@@ -9,9 +9,10 @@ import (
 
 // Buffer is device memory.
 type Buffer struct {
-	Ptr  uint64 // the device address
-	Size int
-	dev  *Device
+	Ptr    uint64 // the device address
+	Size   int
+	dev    *Device
+	region *region // for a buffer placed at a fixed address (AllocPlaced)
 }
 
 // Alloc allocates n bytes of device memory (cuMemAlloc_v2; 256-byte
@@ -76,6 +77,13 @@ func (b *Buffer) Memset(v byte) error {
 func (b *Buffer) Free() error {
 	if b.Ptr == 0 {
 		return nil
+	}
+	if r := b.region; r != nil {
+		b.Ptr, b.region = 0, nil
+		if r.refs--; r.refs > 0 {
+			return nil
+		}
+		return b.dev.releaseRegion(r)
 	}
 	err := b.dev.call(func(drv *driver) error { return drv.check(drv.cuMemFree(b.Ptr), "cuMemFree") })
 	b.Ptr = 0

@@ -178,3 +178,15 @@ func TestSymbolTableNames(t *testing.T) {
 		t.Errorf("%s missing from the symbol table", k)
 	}
 }
+
+func TestVMMABISizes(t *testing.T) {
+	if got := unsafe.Sizeof(memAllocationProp{}); got != sizeofMemAllocationProp {
+		t.Errorf("memAllocationProp is %d bytes, CUmemAllocationProp %d", got, sizeofMemAllocationProp)
+	}
+	if got := unsafe.Sizeof(memAccessDesc{}); got != sizeofMemAccessDesc {
+		t.Errorf("memAccessDesc is %d bytes, CUmemAccessDesc %d", got, sizeofMemAccessDesc)
+	}
+	if off := unsafe.Offsetof(memAllocationProp{}.win32); off != 16 {
+		t.Errorf("win32HandleMetaData at %d, want 16", off)
+	}
+}

@@ -26,14 +26,14 @@ const defaultLayoutFixtures = "fixtures/layouts"
 func init() {
 	register(&command{
 		name:    "verify",
-		args:    "layouts",
+		args:    "layouts|tensormaps",
 		summary: "check tcsim's models against hardware (or against recorded hardware fixtures)",
-		help:    "tcsim verify layouts checks the layout catalog; see 'tcsim verify layouts --help'.",
+		help:    "tcsim verify layouts checks the layout catalog; tcsim verify tensormaps checks the CUtensorMap model. See their --help.",
 		run: func(e *env, _ any, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown subcommand %q (want: tcsim verify layouts)", args[0])
+				return usagef("unknown subcommand %q (want: tcsim verify layouts or tensormaps)", args[0])
 			}
-			return usagef("missing subcommand (want: tcsim verify layouts)")
+			return usagef("missing subcommand (want: tcsim verify layouts or tensormaps)")
 		},
 	})
 	register(&command{
