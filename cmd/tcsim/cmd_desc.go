@@ -11,6 +11,7 @@ import (
 	"github.com/tcsim/tcsim/gpu"
 	"github.com/tcsim/tcsim/gpu/descrun"
 	"github.com/tcsim/tcsim/isa/desc"
+	"github.com/tcsim/tcsim/isa/tensormap"
 	"github.com/tcsim/tcsim/render"
 )
 
@@ -20,6 +21,10 @@ type descFlags struct {
 	idesc, draw, ansi, quiet                bool
 	ctaGroup                                int
 	ws                                      desc.Tri
+
+	// decode: a CUtensorMap
+	tmap     bool
+	expectTx string
 
 	// encode: shared-memory descriptor
 	addr, lbo, sbo, lboMode string
@@ -68,12 +73,23 @@ the descriptor in its upper half, as CUTLASS's make_runtime_instr_desc
 builds it, is accepted).
 
 The value is hex with 0x (underscores allowed) or decimal.
+
+CUtensorMap (the 128 bytes cuTensorMapEncodeTiled/Im2col write, as the CUDA
+driver encodes them on an H100; fixtures/tensormaps): 256 hex digits in memory
+order, sixteen 0x-words (CUtensorMap's opaque[16]), or a file of 128 bytes
+(or of such text). Every field by name and bit, the driver call that makes
+the map, the bytes one load moves, and checks: bits the model cannot account
+for, arguments the driver rejects, a box wider than the swizzle span, a box
+larger than the tensor, overlapping rows, a null address, and with
+--expect-tx N the byte count the kernel arms.
+
 Exit status 1 when a check finds an error.
 
 examples:
   tcsim desc 0x4000004000010040 --major K --dtype bf16 --tile 64x16 --draw
   tcsim desc 0x4000404000010040 --major K --swizzle 128B
-  tcsim desc --idesc 0x08400490 --kind f16`
+  tcsim desc --idesc 0x08400490 --kind f16
+  tcsim desc params.bin.tmap --expect-tx 16384`
 
 const descEncodeHelp = `Builds a descriptor from byte values and prints it with the same
 explanation and checks as 'tcsim desc'.
@@ -97,12 +113,14 @@ examples:
 func init() {
 	register(&command{
 		name:    "desc",
-		args:    "[flags] VALUE",
-		summary: "decode, explain and check a wgmma/tcgen05 descriptor",
+		args:    "[flags] VALUE|TENSORMAP",
+		summary: "decode, explain and check a wgmma/tcgen05 descriptor or a CUtensorMap",
 		help:    descHelp,
 		setup: func(fs *flag.FlagSet) any {
 			o := &descFlags{}
 			o.common(fs)
+			fs.BoolVar(&o.tmap, "tmap", false, "the value is a CUtensorMap (detected from 256 hex digits or a 128-byte file)")
+			fs.StringVar(&o.expectTx, "expect-tx", "", "CUtensorMap: the bytes the kernel arms on the mbarrier for one load (checked against the map's box)")
 			return o
 		},
 		run: runDesc,
@@ -367,6 +385,14 @@ func runDesc(e *env, opts any, args []string) error {
 	if len(args) != 1 {
 		return usagef("want one descriptor value, got %d arguments (see 'tcsim desc --help')", len(args))
 	}
+	if tm, ok, err := readTensorMapArg(args[0], o.tmap); err != nil {
+		return err
+	} else if ok {
+		return runDescTensorMap(e, o, tm)
+	}
+	if o.expectTx != "" {
+		return usagef("--expect-tx applies to a CUtensorMap")
+	}
 	v, note, err := parseDescValue(args[0])
 	if err != nil {
 		return usagef("%v", err)
@@ -571,4 +597,62 @@ func runEncodeIDesc(e *env, o *descFlags) error {
 	}
 	r := desc.ExplainIDesc(v, k, ictx)
 	return finishReport(e, o, r)
+}
+
+// readTensorMapArg reads a CUtensorMap argument: 256 hex digits, sixteen
+// 0x-words, or a file holding 128 bytes or such text. ok is false when the
+// argument is not one (and force is off): it is then a 64-bit descriptor.
+func readTensorMapArg(arg string, force bool) (tm [tensormap.Size]byte, ok bool, err error) {
+	if st, serr := os.Stat(arg); serr == nil && st.Mode().IsRegular() {
+		if st.Size() > 1<<16 {
+			return tm, false, fmt.Errorf("%s: %d bytes; a CUtensorMap is 128 (or 256 hex digits)", arg, st.Size())
+		}
+		data, err := os.ReadFile(arg)
+		if err != nil {
+			return tm, false, err
+		}
+		if len(data) == tensormap.Size {
+			copy(tm[:], data)
+			return tm, true, nil
+		}
+		if tm, err = tensormap.ParseHex(string(data)); err != nil {
+			return tm, false, fmt.Errorf("%s: %d bytes: neither the 128 bytes of a CUtensorMap nor its hex (%v)", arg, len(data), err)
+		}
+		return tm, true, nil
+	}
+	digits := 0
+	for _, c := range strings.ToLower(arg) {
+		if strings.ContainsRune("0123456789abcdef", c) {
+			digits++
+		}
+	}
+	if !force && digits <= 20 {
+		return tm, false, nil
+	}
+	if tm, err = tensormap.ParseHex(arg); err != nil {
+		return tm, false, usagef("%v", err)
+	}
+	return tm, true, nil
+}
+
+func runDescTensorMap(e *env, o *descFlags, tm [tensormap.Size]byte) error {
+	if o.idesc || o.draw || o.arch != "" || o.major != "" || o.tile != "" || o.kind != "" {
+		return usagef("--idesc, --draw, --arch, --major, --tile and --kind apply to wgmma/tcgen05 descriptors, not to a CUtensorMap")
+	}
+	var ctx tensormap.Context
+	if o.expectTx != "" {
+		v, _, err := parseDescValue(o.expectTx)
+		if err != nil || v == 0 {
+			return usagef("--expect-tx %q: want a positive byte count", o.expectTx)
+		}
+		ctx.ExpectTx = v
+	}
+	r := tensormap.Explain(tm, ctx)
+	if err := r.WriteText(e.stdout); err != nil {
+		return err
+	}
+	if n := r.Findings.Count(desc.Error); n > 0 {
+		return fmt.Errorf("%d error(s) in the tensor map", n)
+	}
+	return nil
 }

@@ -181,8 +181,11 @@ func ParseWideMode(s string) (WideMode, error) {
 	return WideMode(v), err
 }
 
-func (t *DType) UnmarshalText(b []byte) (err error)       { *t, err = ParseDType(string(b)); return }
-func (v *Interleave) UnmarshalText(b []byte) (err error)  { *v, err = ParseInterleave(string(b)); return }
+func (t *DType) UnmarshalText(b []byte) (err error) { *t, err = ParseDType(string(b)); return }
+func (v *Interleave) UnmarshalText(b []byte) (err error) {
+	*v, err = ParseInterleave(string(b))
+	return
+}
 func (s *Swizzle) UnmarshalText(b []byte) (err error)     { *s, err = ParseSwizzle(string(b)); return }
 func (l *L2Promotion) UnmarshalText(b []byte) (err error) { *l, err = ParseL2(string(b)); return }
 func (o *OOBFill) UnmarshalText(b []byte) (err error)     { *o, err = ParseOOB(string(b)); return }

@@ -195,4 +195,3 @@ func (m *Map) Validate() error {
 	}
 	return nil
 }
-
