@@ -41,6 +41,7 @@ type descView struct {
 	msg    string
 	w, h   int
 	keys   descKeys
+	tmap   *tmapState // a CUtensorMap is shown instead (descview_tmap.go)
 }
 
 type descKeys struct {
@@ -79,6 +80,13 @@ func newDescView(value string) (*descView, error) {
 	if value == "" {
 		value = DefaultDesc
 	}
+	if tm, ok, err := parseTensorMap(value); err != nil {
+		return nil, fmt.Errorf("descriptor view: %w", err)
+	} else if ok {
+		v.recompute()
+		v.setTensorMap(tm)
+		return v, nil
+	}
 	x, err := parseValue(value)
 	if err != nil {
 		return nil, fmt.Errorf("descriptor view: %w", err)
@@ -93,7 +101,7 @@ func parseValue(s string) (uint64, error) {
 	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
 	x, err := strconv.ParseUint(t, 0, 64)
 	if err != nil {
-		return 0, fmt.Errorf("value %q: want hex with 0x (e.g. %s) or decimal, 64 bits at most", s, DefaultDesc)
+		return 0, fmt.Errorf("value %q: want hex with 0x (e.g. %s) or decimal, 64 bits at most, or a CUtensorMap (256 hex digits)", s, DefaultDesc)
 	}
 	return x, nil
 }
@@ -108,7 +116,7 @@ func (v *descView) setSize(w, h int) {
 }
 
 func (v *descView) leftWidth() int {
-	if v.idesc || v.w < 70 {
+	if v.idesc || v.tmap != nil || v.w < 70 {
 		return v.w
 	}
 	return clamp(v.w/2, 34, 70)
@@ -123,6 +131,9 @@ func (v *descView) status() string {
 	if v.target != "" {
 		return styleDim.Render("enter applies, esc cancels")
 	}
+	if v.tmap != nil {
+		return v.tmapStatus()
+	}
 	if v.idesc {
 		return styleDim.Render("tcgen05 instruction descriptor, kind::" + desc.Kinds[v.kind].String() + " (k: kind)")
 	}
@@ -133,6 +144,9 @@ func (v *descView) bindings() ([]key.Binding, [][]key.Binding) {
 	k := v.keys
 	if v.target != "" {
 		return []key.Binding{k.Enter, k.Cancel}, [][]key.Binding{{k.Enter, k.Cancel}}
+	}
+	if v.tmap != nil {
+		return v.tmapBindings()
 	}
 	if v.idesc {
 		return []key.Binding{k.Edit, k.Kind, k.IDesc}, [][]key.Binding{{k.Edit, k.Kind, k.IDesc}}
@@ -201,6 +215,9 @@ func (v *descView) update(msg tea.Msg) tea.Cmd {
 		v.apply()
 	case tea.KeyPressMsg:
 		v.msg = ""
+		if v.tmap != nil {
+			return v.tmapKey(msg)
+		}
 		switch {
 		case key.Matches(msg, k.Edit):
 			return v.openInput("hex", "value> ", fmt.Sprintf("%#x", v.value))
@@ -278,7 +295,17 @@ func (v *descView) apply() {
 	target := v.target
 	v.closeInput()
 	switch target {
+	case "expect-tx":
+		v.applyExpectTx(text)
+		return
 	case "hex":
+		if tm, ok, err := parseTensorMap(text); err != nil {
+			v.msg = styleErr.Render(err.Error())
+			return
+		} else if ok {
+			v.setTensorMap(tm)
+			return
+		}
 		x, err := parseValue(text)
 		if err != nil {
 			v.msg = styleErr.Render(err.Error())
@@ -289,6 +316,10 @@ func (v *descView) apply() {
 			x >>= 32
 		}
 		v.value = x
+		if v.tmap != nil {
+			v.tmap = nil
+			v.setSize(v.w, v.h)
+		}
 	case "tile":
 		mn, k, err := desc.ParseTile(text)
 		if err != nil {
@@ -420,6 +451,9 @@ func (v *descView) setField(k string, x int64, swz desc.Swizzle) {
 }
 
 func (v *descView) render() string {
+	if v.tmap != nil {
+		return v.tmapRender()
+	}
 	if v.target != "" {
 		// The input replaces the title line.
 		return fitLine(v.input.View(), v.w) + "\n" + v.body()
