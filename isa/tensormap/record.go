@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/tcsim/tcsim/internal/provenance"
 )
 
 // ResultOK is the result of a call the driver accepted.
@@ -35,16 +37,9 @@ type Record struct {
 	Untouched string `json:"untouched,omitempty"`
 }
 
-// Provenance says where a recording came from.
-type Provenance struct {
-	GPU           string `json:"gpu"`
-	Arch          string `json:"arch"`
-	DriverVersion string `json:"driver_version"`
-	CUDAVersion   string `json:"cuda_version"`
-	Date          string `json:"date"`
-	TcsimVersion  string `json:"tcsim_version"`
-	Command       string `json:"command"`
-}
+// Provenance says where a recording came from (the project's one
+// provenance record).
+type Provenance = provenance.Provenance
 
 // Recording is a recorded campaign. The random probes' maps are not stored:
 // they are generated again (Attach), and MapsDigest makes sure that the
