@@ -64,8 +64,9 @@ type RunOptions struct {
 // generators call: hand it a PTX module and a launch whose buffers carry
 // their inputs (in Data, in files, or as generators) and get the outputs.
 //
-// Buffers are allocated and initialized, tensor maps are encoded against
-// their buffer's address, the dynamic shared memory limit is raised when
+// Buffers are allocated and initialized (those with addr= at their
+// address, see AllocPlaced), tensor maps are encoded against their
+// buffer's address, the dynamic shared memory limit is raised when
 // the launch asks for more than 48 KB, and clusters of more than 8 CTAs
 // are allowed. Everything is freed before Run returns. A fault in the
 // kernel returns an *Error naming the kernel; such an error is sticky (see
@@ -91,6 +92,10 @@ func (d *Device) Run(name string, ptx []byte, l *launch.Launch, opt RunOptions) 
 				return nil, fmt.Errorf("%s: %w", p.Label(), err)
 			}
 		}
+	}
+	placements, err := b.Placements()
+	if err != nil {
+		return nil, err
 	}
 	for _, p := range b.Params {
 		if m := p.Param.TMap; m != nil {
@@ -140,12 +145,29 @@ func (d *Device) Run(name string, ptx []byte, l *launch.Launch, opt RunOptions) 
 			}
 		}
 	}()
+	// Placed buffers first, so that no ordinary allocation takes their
+	// addresses.
+	if len(placements) > 0 {
+		req := make([]Placement, len(placements))
+		for k, pl := range placements {
+			req[k] = Placement{Addr: pl.Addr, Size: pl.Size}
+		}
+		placed, err := d.AllocPlaced(req)
+		if err != nil {
+			return nil, fmt.Errorf("placing the buffers at their addr=: %w", err)
+		}
+		for k, pl := range placements {
+			bufs[pl.Slot] = placed[k]
+		}
+	}
 	args := make([][]byte, len(b.Params))
 	for i, p := range slots {
 		switch p.Param.Kind {
 		case launch.BufferParam:
-			if bufs[i], err = d.Alloc(len(contents[i])); err != nil {
-				return nil, fmt.Errorf("%s: %w", p.Label(), err)
+			if bufs[i] == nil {
+				if bufs[i], err = d.Alloc(len(contents[i])); err != nil {
+					return nil, fmt.Errorf("%s: %w", p.Label(), err)
+				}
 			}
 			if err := bufs[i].Write(contents[i]); err != nil {
 				return nil, fmt.Errorf("%s: %w", p.Label(), err)
@@ -153,7 +175,7 @@ func (d *Device) Run(name string, ptx []byte, l *launch.Launch, opt RunOptions) 
 			if !p.Extra {
 				args[i] = binary.LittleEndian.AppendUint64(nil, bufs[i].Ptr)
 			}
-		case launch.ScalarParam, launch.BytesParam:
+		case launch.ScalarParam, launch.BytesParam, launch.NullParam:
 			args[i] = p.Param.ScalarBytes()
 		}
 	}

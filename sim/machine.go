@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/tcsim/tcsim/isa/tensormap"
 	"io"
 	"math/rand/v2"
 	"runtime"
@@ -107,7 +108,11 @@ type Machine struct {
 	Global *GlobalMemory
 	Param  []byte
 	Const  []byte
-	tmaps  []*tensorMap
+	tmaps  []*tensorMap // the tensor maps decoded so far
+	// tmapByBytes finds a decoded map by its bytes; tmapNames names the
+	// maps the launch's tmap: parameters encode.
+	tmapByBytes map[[tensormap.Size]byte]*tensorMap
+	tmapNames   map[[tensormap.Size]byte]string
 
 	// bufferOf maps a launch slot index to its buffer.
 	bufferOf map[int]*Buffer
@@ -149,18 +154,66 @@ type GlobalMemory struct {
 	next uint64
 }
 
-// Alloc adds a buffer of data (not copied).
+// allocGap is the alignment of the buffers the simulator places itself and
+// the unmapped gap it leaves after each, so that an out-of-bounds access
+// never lands in a neighbour.
+const allocGap = 1 << 20
+
+// Alloc adds a buffer of data (not copied) at an address of the
+// simulator's choosing: 1 MiB aligned, after the last one, clear of
+// placed buffers by at least 1 MiB.
 func (g *GlobalMemory) Alloc(name string, data []byte, slot int) *Buffer {
 	if g.next == 0 {
 		g.next = GlobalBase
 	}
-	b := &Buffer{Name: name, Base: g.next, Data: data, Slot: slot}
-	// 1 MiB alignment and at least 1 MiB of unmapped gap after each
-	// buffer, so that an out-of-bounds access never lands in a neighbour.
 	size := uint64(len(data))
-	g.next += (size + 2<<20 - 1) &^ (1<<20 - 1)
-	g.bufs = append(g.bufs, b)
+	base := g.next
+	for moved := true; moved; {
+		moved = false
+		for _, b := range g.bufs {
+			lo, hi := b.Base, b.Base+uint64(len(b.Data))
+			if base < hi+allocGap && base+size+allocGap > lo {
+				base = (hi + 2*allocGap - 1) &^ (allocGap - 1)
+				moved = true
+			}
+		}
+	}
+	b := &Buffer{Name: name, Base: base, Data: data, Slot: slot}
+	g.next = base + (size+2*allocGap-1)&^(allocGap-1)
+	g.insert(b)
 	return b
+}
+
+// AllocAt adds a buffer of data (not copied) at address base, where the
+// launch placed it (addr=). It fails when the range overlaps another
+// buffer or one of the simulator's windows for generic addresses of
+// shared, local, parameter and constant memory.
+func (g *GlobalMemory) AllocAt(name string, base uint64, data []byte, slot int) (*Buffer, error) {
+	end := base + uint64(len(data))
+	for _, w := range []struct {
+		name string
+		lo   uint64
+	}{{"shared", SharedWindow}, {"local", LocalWindow}, {"parameter", ParamWindow}, {"constant", ConstWindow}} {
+		if base < w.lo+windowSize && end > w.lo {
+			return nil, fmt.Errorf("buffer %s at [%#x, %#x) overlaps [%#x, %#x), where the simulator keeps generic addresses of %s memory: place it elsewhere", name, base, end, w.lo, w.lo+windowSize, w.name)
+		}
+	}
+	for _, b := range g.bufs {
+		if base < b.Base+uint64(len(b.Data)) && end > b.Base {
+			return nil, fmt.Errorf("buffer %s at [%#x, %#x) overlaps buffer %s at [%#x, %#x)", name, base, end, b.Name, b.Base, b.Base+uint64(len(b.Data)))
+		}
+	}
+	b := &Buffer{Name: name, Base: base, Data: data, Slot: slot}
+	g.insert(b)
+	return b, nil
+}
+
+// insert keeps bufs sorted by Base.
+func (g *GlobalMemory) insert(b *Buffer) {
+	i := sort.Search(len(g.bufs), func(i int) bool { return g.bufs[i].Base > b.Base })
+	g.bufs = append(g.bufs, nil)
+	copy(g.bufs[i+1:], g.bufs[i:])
+	g.bufs[i] = b
 }
 
 // Find returns the buffer holding [addr, addr+n).
@@ -205,12 +258,36 @@ func (g *GlobalMemory) Nearest(addr uint64) string {
 	return fmt.Sprintf("byte %d of buffer %s (%d bytes), running past its end", addr-best.Base, best.Name, len(best.Data))
 }
 
+// nullWindow is how far from 0 an address counts as a null pointer plus an
+// offset.
+const nullWindow = 1 << 20
+
+// describeGlobal says where a global address that is in no buffer is: near
+// a null pointer (naming the launch's null parameters), else relative to
+// the closest buffer.
+func (m *Machine) describeGlobal(addr uint64) string {
+	if addr < nullWindow {
+		var names []string
+		if m.Binding != nil {
+			for _, p := range m.Binding.Params {
+				if p.Param.Kind == launch.NullParam {
+					names = append(names, p.Label())
+				}
+			}
+		}
+		switch len(names) {
+		case 0:
+			return "a null pointer dereference (the address is within 1 MiB of 0)"
+		case 1:
+			return fmt.Sprintf("a null pointer dereference: param %s is null", names[0])
+		}
+		return fmt.Sprintf("a null pointer dereference: params %s are null", strings.Join(names, ", "))
+	}
+	return m.Global.Nearest(addr)
+}
+
 // Buffers returns every buffer.
 func (g *GlobalMemory) Buffers() []*Buffer { return g.bufs }
-
-// tensorMapMagic marks the 128 bytes the simulator writes for a tensor-map
-// parameter; bytes 8-11 hold the map's index.
-var tensorMapMagic = [8]byte{'t', 'c', 's', 'i', 'm', 'T', 'M', 'P'}
 
 // NewMachine prepares a launch: it allocates and fills the buffers, encodes
 // the tensor maps and packs the parameter space. b is the launch bound to
@@ -248,15 +325,27 @@ func NewMachine(p *Program, b *launch.Binding, opts Options) (*Machine, error) {
 		}
 	}
 	slots := b.Slots()
-	for i, s := range slots {
-		if s.Param.Kind != launch.BufferParam {
-			continue
+	if _, err := b.Placements(); err != nil {
+		return nil, err
+	}
+	// Placed buffers first, then the others around them.
+	for _, placed := range []bool{true, false} {
+		for i, s := range slots {
+			if s.Param.Kind != launch.BufferParam || (s.Param.Addr != 0) != placed {
+				continue
+			}
+			data, err := s.Param.Contents()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s.Label(), err)
+			}
+			if !placed {
+				m.bufferOf[s.Index] = m.Global.Alloc(s.Name, data, i)
+				continue
+			}
+			if m.bufferOf[s.Index], err = m.Global.AllocAt(s.Name, s.Param.Addr, data, i); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.Label(), err)
+			}
 		}
-		data, err := s.Param.Contents()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Label(), err)
-		}
-		m.bufferOf[s.Index] = m.Global.Alloc(s.Name, data, i)
 	}
 	for _, gv := range p.GlobalVars {
 		buf := append([]byte(nil), gv.Init...)
@@ -293,16 +382,22 @@ func NewMachine(p *Program, b *launch.Binding, opts Options) (*Machine, error) {
 				return nil, fmt.Errorf("param %s: the tensor map spans bytes [%d, %d) of buffer %s, which has %d bytes",
 					bp.Label(), bp.Param.TMap.Offset, end, buf.Name, len(buf.Data))
 			}
-			tm, err := newTensorMap(bp.Param.TMap, buf, bp.Name)
+			// The driver's encoding: the kernel reads the map as it would
+			// on a GPU.
+			raw, err := tensormap.Encode(bp.Param.TMap.Driver(buf.Base + bp.Param.TMap.Offset))
 			if err != nil {
 				return nil, fmt.Errorf("param %s: %w", bp.Label(), err)
 			}
-			tm.idx = len(m.tmaps)
-			v := make([]byte, 128)
-			copy(v, tensorMapMagic[:])
-			binary.LittleEndian.PutUint32(v[8:], uint32(len(m.tmaps)))
-			m.tmaps = append(m.tmaps, tm)
-			values[i] = v
+			if m.tmapNames == nil {
+				m.tmapNames = map[[tensormap.Size]byte]string{}
+			}
+			if _, dup := m.tmapNames[raw]; !dup {
+				m.tmapNames[raw] = bp.Name
+			}
+			if _, err := m.tensorMapOf(raw, 0); err != nil {
+				return nil, fmt.Errorf("param %s: %w", bp.Label(), err)
+			}
+			values[i] = raw[:]
 		default:
 			values[i] = bp.Param.ScalarBytes()
 		}

@@ -1,24 +1,25 @@
 package sim
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 
 	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/isa/ptx"
-	"github.com/tcsim/tcsim/launch"
+	"github.com/tcsim/tcsim/isa/tensormap"
 )
 
-// Tensor maps (the launch's CUtensorMap parameters, decoded) and the TMA
-// copies that use them: cp.async.bulk.tensor loads into shared memory,
-// with multicast, and stores back to global memory.
+// Tensor maps (CUtensorMaps as the CUDA driver encodes them, read from
+// wherever the kernel keeps them: a parameter, a field of a by-value
+// struct, global memory) and the TMA copies that use them:
+// cp.async.bulk.tensor loads into shared memory, with multicast, and stores
+// back to global memory.
 
 type tensorMap struct {
-	idx     int
+	idx     int // its index in Machine.tmaps (elemTag.tmap is idx+1)
 	name    string
-	m       *launch.TensorMap
-	buf     *Buffer
+	raw     [tensormap.Size]byte
+	dtype   tensormap.DType
 	base    uint64
 	esize   int
 	rank    int
@@ -31,14 +32,25 @@ type tensorMap struct {
 	oobNaN  bool
 }
 
-func newTensorMap(m *launch.TensorMap, buf *Buffer, name string) (*tensorMap, error) {
-	if err := m.Validate(); err != nil {
-		return nil, err
+// newTensorMap decodes the 128 bytes of a CUtensorMap. Bytes the model of
+// the driver's encoding cannot account for, arguments the driver would
+// reject and features the simulator does not model are errors.
+func newTensorMap(raw [tensormap.Size]byte, name string) (*tensorMap, error) {
+	d, _ := tensormap.Decode(raw)
+	if len(d.Unknown) > 0 {
+		return nil, fmt.Errorf("these are not the bytes of a CUtensorMap as the CUDA driver writes it: %s (tcsim desc decodes them)", d.Unknown[0])
 	}
-	if m.Interleave != 0 {
+	m := d.Map
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("the driver would not write this CUtensorMap: %w", err)
+	}
+	if m.Kind != tensormap.Tiled {
+		return nil, fmt.Errorf("%s tensor maps are not supported by the simulator (tiled ones are)", m.Kind)
+	}
+	if m.Interleave != tensormap.InterleaveNone {
 		return nil, fmt.Errorf("interleave=%s tensor maps are not supported by the simulator", m.Interleave)
 	}
-	t := &tensorMap{name: name, m: m, buf: buf, base: buf.Base + m.Offset, esize: m.DType.Size(), rank: len(m.Dims), dims: m.Dims, oobNaN: m.OOBFill == 1}
+	t := &tensorMap{name: name, raw: raw, dtype: m.DType, base: m.Address, esize: m.DType.Bits() / 8, rank: m.Rank(), dims: m.Dims, oobNaN: m.OOB == tensormap.OOBNaN}
 	t.strides = append([]uint64{uint64(t.esize)}, m.Strides...)
 	for i := range m.Box {
 		b, e := int(m.Box[i]), int(m.ElemStrides[i])
@@ -46,20 +58,7 @@ func newTensorMap(m *launch.TensorMap, buf *Buffer, name string) (*tensorMap, er
 		t.estr = append(t.estr, e)
 		t.count = append(t.count, (b+e-1)/e)
 	}
-	switch m.Swizzle {
-	case 0:
-		t.swz = desc.SwizzleNone
-	case 1:
-		t.swz = desc.Swizzle32B
-	case 2:
-		t.swz = desc.Swizzle64B
-	case 3:
-		t.swz = desc.Swizzle128B
-	case 4:
-		t.swz = desc.Swizzle128B32A
-	default:
-		return nil, fmt.Errorf("swizzle=%s is not supported by the simulator", m.Swizzle)
-	}
+	t.swz = [...]desc.Swizzle{desc.SwizzleNone, desc.Swizzle32B, desc.Swizzle64B, desc.Swizzle128B}[m.Swizzle]
 	return t, nil
 }
 
@@ -73,10 +72,10 @@ func (t *tensorMap) boxBytes() int {
 }
 
 func (t *tensorMap) nanBits() uint64 {
-	switch t.m.DType.String() {
-	case "f32", "f32ftz", "tf32", "tf32ftz":
+	switch t.dtype {
+	case tensormap.F32, tensormap.F32FTZ, tensormap.TF32, tensormap.TF32FTZ:
 		return 0x7FFFFFFF
-	case "f64":
+	case tensormap.F64:
 		return 0x7FFFFFFFFFFFFFFF
 	}
 	return 0x7FFF
@@ -84,26 +83,116 @@ func (t *tensorMap) nanBits() uint64 {
 
 // tensorMapAt reads the tensor map a kernel passes by address.
 func (w *Warp) tensorMapAt(in *Inst, l int, addr uint64) *tensorMap {
-	b := w.mem(in, ptx.SpaceNone, addr, 128, l, false)
+	b := w.mem(in, ptx.SpaceNone, addr, tensormap.Size, l, false)
 	if b == nil {
 		return nil
 	}
-	if addr%64 != 0 {
+	if addr%tensormap.Align != 0 {
 		w.fault(in, l, "tensor map address %#x is not 64-byte aligned", addr)
 		return nil
 	}
-	var magic [8]byte
-	copy(magic[:], b)
-	if magic != tensorMapMagic {
-		w.fault(in, l, "the 128 bytes at %#x are not a tensor map (pass one with a tmap: launch parameter)", addr)
+	var raw [tensormap.Size]byte
+	copy(raw[:], b)
+	t, err := w.cta.u.m.tensorMapOf(raw, addr)
+	if err != nil {
+		w.fault(in, l, "the 128 bytes at %#x (%s): %v", addr, w.cta.u.m.where(addr), err)
 		return nil
 	}
-	i := int(binary.LittleEndian.Uint32(b[8:]))
-	if i >= len(w.cta.u.m.tmaps) {
-		w.fault(in, l, "corrupt tensor map at %#x", addr)
-		return nil
+	return t
+}
+
+// tensorMapOf returns the decoded map of raw, decoding it the first time
+// it is seen (at addr, which names it unless the launch did).
+func (m *Machine) tensorMapOf(raw [tensormap.Size]byte, addr uint64) (*tensorMap, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t, ok := m.tmapByBytes[raw]; ok {
+		return t, nil
 	}
-	return w.cta.u.m.tmaps[i]
+	name := m.tmapNames[raw]
+	if name == "" {
+		name = "at " + m.where(addr)
+	}
+	t, err := newTensorMap(raw, name)
+	if err != nil {
+		return nil, err
+	}
+	t.idx = len(m.tmaps)
+	m.tmaps = append(m.tmaps, t)
+	if m.tmapByBytes == nil {
+		m.tmapByBytes = map[[tensormap.Size]byte]*tensorMap{}
+	}
+	m.tmapByBytes[raw] = t
+	return t, nil
+}
+
+// tmapAt returns decoded map i.
+func (m *Machine) tmapAt(i int) *tensorMap {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.tmaps[i]
+}
+
+// where names a generic address: a parameter (and the offset in it), a
+// buffer (and the offset in it), or the address.
+func (m *Machine) where(addr uint64) string {
+	ms, a := resolve(ptx.SpaceNone, addr)
+	switch ms {
+	case msParam:
+		if m.Binding != nil {
+			for _, p := range m.Binding.Params {
+				if a >= uint64(p.Offset) && a < uint64(p.Offset+p.Decl.Size) {
+					if a == uint64(p.Offset) {
+						return "param " + p.Name
+					}
+					return fmt.Sprintf("param %s+%d", p.Name, a-uint64(p.Offset))
+				}
+			}
+		}
+		return fmt.Sprintf("param offset %d", a)
+	case msGlobal:
+		if b, ok := m.Global.Find(addr, 1); ok {
+			if addr == b.Base {
+				return b.Name
+			}
+			return fmt.Sprintf("%s+%d", b.Name, addr-b.Base)
+		}
+	}
+	return fmt.Sprintf("%#x", addr)
+}
+
+// checkBox finds the first element of the box at coords that is in bounds
+// of the tensor but not in a buffer; "" when every element is.
+func (t *tensorMap) checkBox(m *Machine, coords []int64) string {
+	bad := ""
+	var cache *Buffer
+	t.forBox(coords, func(i int, addr uint64, ok bool) {
+		if !ok || bad != "" {
+			return
+		}
+		if cache != nil && addr >= cache.Base && addr+uint64(t.esize) <= cache.Base+uint64(len(cache.Data)) {
+			return
+		}
+		b, in := m.Global.Find(addr, t.esize)
+		if !in {
+			bad = fmt.Sprintf("element %d of the box is at %#x, %s", i, addr, m.describeGlobal(addr))
+			return
+		}
+		cache = b
+	})
+	return bad
+}
+
+// elem returns the global memory of the element at addr (checkBox made
+// sure it exists).
+func (m *Machine) elem(cache **Buffer, addr uint64, n int) []byte {
+	b := *cache
+	if b == nil || addr < b.Base || addr+uint64(n) > b.Base+uint64(len(b.Data)) {
+		b, _ = m.Global.Find(addr, n)
+		*cache = b
+	}
+	o := addr - b.Base
+	return b.Data[o : o+uint64(n)]
 }
 
 // forBox calls f for every element of the box at coords: its index in the
@@ -237,6 +326,10 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 		for k := 0; k < bi.dim; k++ {
 			coords[k] = int64(int32(w.src(&in.src[1+k], 1)[l]))
 		}
+		if bad := tm.checkBox(u.m, coords); bad != "" {
+			w.fault(in, l, "cp.async.bulk.tensor through tensor map %s at %v: %s", tm.name, coords, bad)
+			return
+		}
 		nb := tm.boxBytes()
 		tid := 32*w.ID + l
 		if bi.load {
@@ -279,7 +372,7 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			mbCTA := mc
 			op.run = func(op *asyncOp) {
 				for _, tc := range targets {
-					tm.load(tc, off, coords)
+					tm.load(u.m, tc, off, coords)
 					if u.race != nil {
 						u.race.asyncWrite(tc, off, nb, op.issueVC, op.clock, in.PC)
 					}
@@ -314,17 +407,17 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 		w.asyncReadCheck(in, c, off, nb, "a TMA store")
 		op := &asyncOp{kind: akTMAStore, cta: w.cta, w: w, lane: l, tid: tid, in: in, rd: []region{{c, off, nb}},
 			desc: fmt.Sprintf("shared %#x (%d bytes) → %s box at %v", off, nb, tm.name, coords)}
-		op.run = func(op *asyncOp) { tm.store(c, off, coords) }
+		op.run = func(op *asyncOp) { tm.store(u.m, c, off, coords) }
 		w.cta.bulkGroups(tid).add(op)
 		u.issue(op)
 	}
 }
 
 // load writes a box into shared memory at off (with the map's swizzle).
-func (t *tensorMap) load(c *CTA, off uint32, coords []int64) {
+func (t *tensorMap) load(m *Machine, c *CTA, off uint32, coords []int64) {
 	es := t.esize
 	nan := t.nanBits()
-	data := t.buf.Data
+	var cache *Buffer
 	tags := c.tags
 	t.forBox(coords, func(i int, addr uint64, ok bool) {
 		lin := off + uint32(i*es)
@@ -343,8 +436,7 @@ func (t *tensorMap) load(c *CTA, off uint32, coords []int64) {
 			}
 			return
 		}
-		o := addr - t.buf.Base
-		copy(dst, data[o:o+uint64(es)])
+		copy(dst, m.elem(&cache, addr, es))
 	})
 }
 
@@ -361,16 +453,15 @@ func (t *tensorMap) tag(coords []int64, i int) elemTag {
 }
 
 // store writes the in-bounds elements of a box from shared memory.
-func (t *tensorMap) store(c *CTA, off uint32, coords []int64) {
+func (t *tensorMap) store(m *Machine, c *CTA, off uint32, coords []int64) {
 	es := t.esize
-	data := t.buf.Data
+	var cache *Buffer
 	t.forBox(coords, func(i int, addr uint64, ok bool) {
 		if !ok {
 			return
 		}
 		lin := off + uint32(i*es)
 		phys := t.swz.Apply(lin)
-		o := addr - t.buf.Base
-		copy(data[o:o+uint64(es)], c.Smem[phys:phys+uint32(es)])
+		copy(m.elem(&cache, addr, es), c.Smem[phys:phys+uint32(es)])
 	})
 }

@@ -319,7 +319,7 @@ func (c *CTA) layoutCheck(t *smemTable, mn, k int, mnMajor bool, in *Inst, what 
 		}
 		if tg.tmap != ref.tmap || d0 != ref.c0 || d1 != ref.c1 {
 			mach := c.u.m
-			tm := mach.tmaps[tg.tmap-1]
+			tm := mach.tmapAt(int(tg.tmap - 1))
 			ax := "(k, row)"
 			if mnMajor {
 				ax = "(col, k)"
