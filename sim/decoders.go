@@ -110,7 +110,7 @@ var decoders = map[string]decodeFn{
 	"isspacep":                      decIsspacep,
 	"mapa":                          decMapa,
 	"getctarank":                    decGetctarank,
-	"prefetch":                      decNop,
+	"prefetch":                      decPrefetch,
 	"prefetchu":                     decNop,
 	"applypriority":                 decNop,
 	"discard":                       decNop,

@@ -66,6 +66,7 @@ const (
 	HzTcgenFence       HazardKind = "tcgen05-fence"        // cross-thread TMEM handoff without tcgen05.fence
 	HzCtaGroup         HazardKind = "tcgen05-cta-group"    // .cta_group::1 and ::2 mixed in one kernel
 	HzTcgenInFlight    HazardKind = "tcgen05-in-flight"    // TMEM read while a tcgen05.mma writing it is in flight
+	HzTensorMap        HazardKind = "tensormap"            // prefetch.tensormap of bytes that are not a CUtensorMap the driver writes
 )
 
 // Hazard is one finding of the checker.

@@ -81,7 +81,7 @@ func (t *tensorMap) nanBits() uint64 {
 	return 0x7FFF
 }
 
-// tensorMapAt reads the tensor map a kernel passes by address.
+// tensorMapAt reads the tensor map a kernel passes by (generic) address.
 func (w *Warp) tensorMapAt(in *Inst, l int, addr uint64) *tensorMap {
 	b := w.mem(in, ptx.SpaceNone, addr, tensormap.Size, l, false)
 	if b == nil {
@@ -101,6 +101,50 @@ func (w *Warp) tensorMapAt(in *Inst, l int, addr uint64) *tensorMap {
 	return t
 }
 
+// decPrefetch: prefetch{.space}.level [a] is a hint the simulator skips;
+// prefetch{.const,.param}.tensormap [a] also checks that the 128 bytes at a
+// are a tensor map, and reports a hazard when they are not (the prefetch
+// itself does not fault; the copy that uses the map would).
+func decPrefetch(d *decoder) error {
+	if !d.has("tensormap") {
+		return decNop(d)
+	}
+	if len(d.x.Operands) != 1 {
+		return fmt.Errorf("prefetch.tensormap takes one address operand")
+	}
+	a, err := d.addr(d.x.Operands[0])
+	if err != nil {
+		return err
+	}
+	sp := ptx.SpaceNone
+	if s := d.x.Spaces(); len(s) > 0 {
+		sp = s[0]
+	}
+	d.in.src = append(d.in.src, a)
+	d.in.fn = func(w *Warp, in *Inst, m uint32) {
+		for mm := m; mm != 0; mm &= mm - 1 {
+			l := bits.TrailingZeros32(mm)
+			addr := w.addrOf(&in.src[0], l, 0)
+			b := w.mem(in, sp, addr, tensormap.Size, l, false)
+			if b == nil {
+				return
+			}
+			var raw [tensormap.Size]byte
+			copy(raw[:], b)
+			gen := addr
+			if sp.Base() == ptx.SpaceParam && addr < ParamWindow {
+				gen = ParamWindow + addr
+			}
+			mach := w.cta.u.m
+			if _, err := mach.tensorMapOf(raw, gen); err != nil {
+				mach.hazard(Hazard{Kind: HzTensorMap, Severity: SevWarning, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+					Msg: fmt.Sprintf("prefetch.tensormap of %s: %v", mach.where(gen), err)})
+			}
+		}
+	}
+	return nil
+}
+
 // tensorMapOf returns the decoded map of raw, decoding it the first time
 // it is seen (at addr, which names it unless the launch did).
 func (m *Machine) tensorMapOf(raw [tensormap.Size]byte, addr uint64) (*tensorMap, error) {
@@ -111,7 +155,7 @@ func (m *Machine) tensorMapOf(raw [tensormap.Size]byte, addr uint64) (*tensorMap
 	}
 	name := m.tmapNames[raw]
 	if name == "" {
-		name = "at " + m.where(addr)
+		name = "in " + m.where(addr)
 	}
 	t, err := newTensorMap(raw, name)
 	if err != nil {
@@ -327,7 +371,7 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			coords[k] = int64(int32(w.src(&in.src[1+k], 1)[l]))
 		}
 		if bad := tm.checkBox(u.m, coords); bad != "" {
-			w.fault(in, l, "cp.async.bulk.tensor through tensor map %s at %v: %s", tm.name, coords, bad)
+			w.fault(in, l, "cp.async.bulk.tensor through tensor map %s, box at %v: %s", tm.name, coords, bad)
 			return
 		}
 		nb := tm.boxBytes()

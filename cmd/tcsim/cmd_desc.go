@@ -25,6 +25,8 @@ type descFlags struct {
 	// decode: a CUtensorMap
 	tmap     bool
 	expectTx string
+	at       string
+	scan     bool
 
 	// encode: shared-memory descriptor
 	addr, lbo, sbo, lboMode string
@@ -121,6 +123,8 @@ func init() {
 			o.common(fs)
 			fs.BoolVar(&o.tmap, "tmap", false, "the value is a CUtensorMap (detected from 256 hex digits or a 128-byte file)")
 			fs.StringVar(&o.expectTx, "expect-tx", "", "CUtensorMap: the bytes the kernel arms on the mbarrier for one load (checked against the map's box)")
+			fs.StringVar(&o.at, "at", "", "CUtensorMap in a larger file (a by-value Params struct): the byte `OFFSET` of the map")
+			fs.BoolVar(&o.scan, "scan", false, "list every CUtensorMap in a file (a by-value Params struct): each 64-byte aligned 128 bytes the driver could have written")
 			return o
 		},
 		run: runDesc,
@@ -385,6 +389,9 @@ func runDesc(e *env, opts any, args []string) error {
 	if len(args) != 1 {
 		return usagef("want one descriptor value, got %d arguments (see 'tcsim desc --help')", len(args))
 	}
+	if o.scan || o.at != "" {
+		return runDescTensorMapFile(e, o, args[0])
+	}
 	if tm, ok, err := readTensorMapArg(args[0], o.tmap); err != nil {
 		return err
 	} else if ok {
@@ -633,6 +640,49 @@ func readTensorMapArg(arg string, force bool) (tm [tensormap.Size]byte, ok bool,
 		return tm, false, usagef("%v", err)
 	}
 	return tm, true, nil
+}
+
+// runDescTensorMapFile decodes the map at --at, or lists the maps of the
+// file with --scan.
+func runDescTensorMapFile(e *env, o *descFlags, path string) error {
+	if o.scan && o.at != "" {
+		return usagef("--scan lists every map; --at picks one: give one of them")
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if st.Size() > 1<<20 {
+		return fmt.Errorf("%s: %d bytes; --at and --scan read files of at most 1 MiB (kernel parameters are at most 32,764 bytes)", path, st.Size())
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if o.at != "" {
+		off, _, err := parseDescValue(o.at)
+		if err != nil {
+			return usagef("--at: %v", err)
+		}
+		if off+tensormap.Size > uint64(len(data)) {
+			return usagef("--at %d: %s has %d bytes; a CUtensorMap at %d needs %d", off, path, len(data), off, off+tensormap.Size)
+		}
+		if off%tensormap.Align != 0 {
+			fmt.Fprintf(e.stdout, "note: offset %d is not 64-byte aligned; a CUtensorMap must be (in a by-value struct the offset is the field's)\n", off)
+		}
+		var tm [tensormap.Size]byte
+		copy(tm[:], data[off:])
+		return runDescTensorMap(e, o, tm)
+	}
+	found := tensormap.Scan(data)
+	fmt.Fprintf(e.stdout, "%s: %d bytes, %d CUtensorMap(s) at 64-byte aligned offsets\n", path, len(data), len(found))
+	for _, f := range found {
+		fmt.Fprintf(e.stdout, "  %5d  %s\n", f.Offset, f.Map)
+	}
+	if len(found) > 0 {
+		fmt.Fprintf(e.stdout, "decode one with: tcsim desc %s --at OFFSET\n", path)
+	}
+	return nil
 }
 
 func runDescTensorMap(e *env, o *descFlags, tm [tensormap.Size]byte) error {

@@ -243,6 +243,9 @@ func runGPURun(e *env, opts any, args []string) error {
 		return err
 	}
 	if o.dryRun {
+		if _, err := b.Placements(); err != nil {
+			return err
+		}
 		printLayout(e.stdout, b)
 		return nil
 	}

@@ -11,6 +11,9 @@ import (
 	"github.com/tcsim/tcsim/isa/tensormap"
 )
 
+// structBlob is a by-value struct holding a CUtensorMap at offset 0.
+var structBlob = filepath.Join("..", "..", "sim", "testdata", "tmastruct", "params.bin")
+
 // driverTmap is a map the H100's driver wrote (the campaign's
 // tiled/swizzle/128B/box0=64 probe).
 const driverTmap = "005634124a7f0000c0600000800000000000010000008001000000e000100000ff030000ff0100007f0100003f0100000f0100000000003f0f0703010000000000000200000000000004000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
@@ -51,6 +54,11 @@ func TestDescTensorMap(t *testing.T) {
 		{[]string{"desc", "--tmap", "0x1234"}, 2, nil, "have 4 digits"},
 		{[]string{"desc", driverTmap, "--draw"}, 2, nil, "not to a CUtensorMap"},
 		{[]string{"desc", "0x4000004000010040", "--expect-tx", "16"}, 2, nil, "--expect-tx applies to a CUtensorMap"},
+		{[]string{"desc", structBlob, "--scan"}, 0, []string{"192 bytes, 1 CUtensorMap(s)", "      0  tiled dtype=u16 addr=0x7fa0abe00000"}, ""},
+		{[]string{"desc", structBlob, "--at", "0", "--expect-tx", "2048"}, 0, []string{"tiled, rank 2, u16", "one load through this map"}, ""},
+		{[]string{"desc", structBlob, "--at", "128"}, 2, nil, "a CUtensorMap at 128 needs 256"},
+		{[]string{"desc", structBlob, "--at", "64"}, 1, []string{"[unknown-bits]"}, ""},
+		{[]string{"desc", structBlob, "--at", "0", "--scan"}, 2, nil, "give one of them"},
 	}
 	for _, tc := range tests {
 		code, out, errs := runCLI(t, tc.args...)

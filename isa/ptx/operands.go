@@ -239,6 +239,12 @@ func (o *operandCheck) value() {
 		}
 		c.checkImm(sp, x, want, probs)
 	case *Vector:
+		// ptxas reads a braced single operand ({ %r1 }) as the operand:
+		// Triton writes its scalar loads and stores that way.
+		if len(x.Elems) == 1 {
+			c.checkOperand(o.in, sp, x.Elems[0], probs)
+			return
+		}
 		addProb(probs, x.Pos, "add .v2, .v4 or .v8 for a vector access", "%s is a vector but the instruction has no .vN modifier", sp.name)
 	default:
 		o.bad()

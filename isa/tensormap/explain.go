@@ -295,3 +295,29 @@ func ParseHex(s string) ([Size]byte, error) {
 	copy(b[:], d)
 	return b, nil
 }
+
+// Found is a tensor map Scan found.
+type Found struct {
+	Offset int
+	Map    *Map
+}
+
+// Scan finds the CUtensorMaps in b (a by-value parameter struct, say): every
+// 64-byte aligned 128 bytes that decode with no unknown bit to arguments the
+// driver accepts. All-zero windows are skipped.
+func Scan(b []byte) []Found {
+	var out []Found
+	for off := 0; off+Size <= len(b); off += Align {
+		var raw [Size]byte
+		copy(raw[:], b[off:])
+		if raw == ([Size]byte{}) {
+			continue
+		}
+		d, _ := Decode(raw)
+		if len(d.Unknown) > 0 || d.Map.Validate() != nil {
+			continue
+		}
+		out = append(out, Found{off, d.Map})
+	}
+	return out
+}

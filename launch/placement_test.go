@@ -1,0 +1,97 @@
+package launch
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAddrBlobNullParams(t *testing.T) {
+	for _, c := range []struct{ in, out string }{
+		{"A=buf:size=4096,addr=0x7fa0abe00000", "A=buf:size=4096,addr=0x7fa0abe00000"},
+		{"buf:in=a.bin,addr=140328055078912", "buf:in=a.bin,addr=0x7fa0abe00000"},
+		{"P=blob:in=params.bin", "P=blob:in=params.bin"},
+		{"null", "null"},
+		{"scratch=null", "scratch=null"},
+	} {
+		p, err := ParseParam(c.in)
+		if err != nil {
+			t.Errorf("%s: %v", c.in, err)
+			continue
+		}
+		if p.String() != c.out {
+			t.Errorf("%s: prints %s, want %s", c.in, p.String(), c.out)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"buf:size=16,addr=0x7fa0abe00008", "addr=0x7fa0abe00008: a placed buffer must be 16-byte aligned"},
+		{"buf:size=16,addr=0", "a buffer cannot be placed at address 0 (pass null for a null pointer)"},
+		{"buf:size=16,addr=0x200000000000000", "device addresses are below 2^57"},
+		{"buf:size=16,addr=zz", "addr=zz: want a device address"},
+		{"blob:", "want in=FILE"},
+		{"blob:in=a,in=b", "want in=FILE"},
+		{"9=null", "name \"9\" must be an identifier"},
+		{"nul", "want KIND:ARGS"},
+	} {
+		_, err := ParseParam(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestBindBlobAndPlacements(t *testing.T) {
+	dir := t.TempDir()
+	blob := filepath.Join(dir, "params.bin")
+	os.WriteFile(blob, make([]byte, 24), 0o644)
+	src := ".entry k(.param .align 8 .b8 s[24], .param .u64 .ptr .global .align 1 scratch) { ret; }"
+	k, err := ParseKernel("k.ptx", []byte(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(specs ...string) *Launch {
+		l := &Launch{Grid: Dim3{1, 1, 1}, Block: Dim3{1, 1, 1}}
+		for i, s := range specs {
+			p, err := ParseParam(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i < 2 {
+				l.Params = append(l.Params, p)
+			} else {
+				l.Buffers = append(l.Buffers, p)
+			}
+		}
+		return l
+	}
+	b, err := mk("blob:in="+blob, "null", "A=buf:size=4096,addr=0x7fa000001000", "B=buf:size=16,addr=0x7fa000000000").Bind(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Params[0].Param.ScalarBytes(); len(got) != 24 {
+		t.Errorf("blob bytes: %d", len(got))
+	}
+	if got := b.Params[1].Param.ScalarBytes(); string(got) != string(make([]byte, 8)) {
+		t.Errorf("null bytes: % x", got)
+	}
+	ps, err := b.Placements()
+	if err != nil || len(ps) != 2 || ps[0].Name != "B (buffer)" || ps[1].Addr != 0x7fa000001000 {
+		t.Errorf("placements %+v, %v", ps, err)
+	}
+	os.WriteFile(blob, make([]byte, 20), 0o644)
+	if _, err := mk("blob:in="+blob, "null").Bind(k); err == nil || !strings.Contains(err.Error(), "has 20 bytes, but the kernel declares .param .align 8 .b8 s[24] (24 bytes)") {
+		t.Errorf("short blob: %v", err)
+	}
+	if _, err := mk("blob:in="+filepath.Join(dir, "missing.bin"), "null").Bind(k); err == nil || !strings.Contains(err.Error(), "missing.bin") {
+		t.Errorf("missing blob: %v", err)
+	}
+	os.WriteFile(blob, make([]byte, 24), 0o644)
+	b, err = mk("blob:in="+blob, "null", "A=buf:size=4096,addr=0x7fa000000000", "B=buf:size=16,addr=0x7fa000000ff0").Bind(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Placements(); err == nil || !strings.Contains(err.Error(), "A (buffer) at [0x7fa000000000, 0x7fa000001000) and B (buffer) at [0x7fa000000ff0, 0x7fa000001000) overlap") {
+		t.Errorf("overlap: %v", err)
+	}
+}
