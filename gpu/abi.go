@@ -115,11 +115,11 @@ func (a *launchAttribute) setDim3(x, y, z uint32) {
 // location {type, id}, win32HandleMetaData, allocFlags (8 bytes).
 type memAllocationProp struct {
 	typ          uint32 // CU_MEM_ALLOCATION_TYPE_PINNED = 1
-	handleTypes  uint32
+	_            uint32 // requestedHandleTypes: none
 	locationType uint32 // CU_MEM_LOCATION_TYPE_DEVICE = 1
 	locationID   int32
 	win32        uintptr
-	allocFlags   [8]byte
+	_            [8]byte // allocFlags: none
 }
 
 // memAccessDesc is CUmemAccessDesc: location {type, id}, flags.
