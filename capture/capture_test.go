@@ -192,10 +192,9 @@ func TestRecordSelection(t *testing.T) {
 	}
 }
 
-// TestConvertFakeDriver turns the fake program's launches into cases.
-// Until the launch model places buffers at device addresses (issue 11),
-// conversion stops with an error that says so; this test pins that
-// status, and must be updated when the model lands.
+// TestConvertFakeDriver turns the fake program's launches into cases: the
+// buffers at the addresses the program had (addr=; issue 11's launch
+// model), since a pointer to them also sits in the parameters.
 func TestConvertFakeDriver(t *testing.T) {
 	prog, env := fakeProgram(t)
 	raw, _, _, _ := record(t, prog, env, Options{Launch: -1})
@@ -207,8 +206,16 @@ func TestConvertFakeDriver(t *testing.T) {
 		t.Fatalf("%d results, want 2", len(res))
 	}
 	for _, r := range res {
-		if r.Err == nil || !strings.Contains(r.Err.Error(), "cannot place buffers at device addresses yet") {
-			t.Errorf("%s: err = %v; want the launch model's missing addr= (update this test when issue 11 lands)", r.Launch.Kernel, r.Err)
+		if r.Err != nil {
+			t.Errorf("%s: %v", r.Launch.Kernel, r.Err)
+			continue
+		}
+		lj, err := os.ReadFile(filepath.Join(r.Dir, "launch.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(lj), ",addr=0x") {
+			t.Errorf("%s: no buffer placed at its address:\n%s", r.Launch.Kernel, lj)
 		}
 	}
 }

@@ -263,7 +263,7 @@ func Convert(rawDir string, l *RawLaunch, proc *Process, sess *Session, o Conver
 		spec := fmt.Sprintf("%s=buf:size=%d,addr=%#x", b.name, len(b.before), b.base)
 		p, err := launch.ParseParam(spec)
 		if err != nil {
-			return nil, "", fmt.Errorf("buffer %s: %w (this tcsim's launch model cannot place buffers at device addresses yet)", b.name, err)
+			return nil, "", fmt.Errorf("buffer %s: %w", b.name, err)
 		}
 		p.Data = b.before
 		ln.Buffers = append(ln.Buffers, p)

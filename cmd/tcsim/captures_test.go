@@ -25,14 +25,14 @@ var capturedKernels = []struct {
 	name, kernel    string
 	convert, replay string
 }{
-	{"cutlass_gemm_cooperative", "_ZN7cutlass13device_kernel", "cannot place buffers at device addresses yet", ""},
-	{"cutlass_gemm_pingpong", "_ZN7cutlass13device_kernel", "cannot place buffers at device addresses yet", ""},
+	{"cutlass_gemm_cooperative", "_ZN7cutlass13device_kernel", "", "bit-exact"},
+	{"cutlass_gemm_pingpong", "_ZN7cutlass13device_kernel", "", "bit-exact"},
 	{"torch_compile_norm", "triton_per_fused_add_mean_mul_pow_rsqrt_sigmoid_sub_0", "", "approximate"},
 	{"triton_attention", "attn_fwd", "", "approximate"},
 	{"triton_matmul_bf16", "matmul_kernel", "", "bit-exact"},
 	{"triton_matmul_bf16_standalone", "matmul_kernel", "", "bit-exact"},
 	{"triton_matmul_fp8", "matmul_kernel", "", "bit-exact"},
-	{"triton_tma_persistent", "matmul_tma_persistent", "cannot place buffers at device addresses yet", ""},
+	{"triton_tma_persistent", "matmul_tma_persistent", "", "bit-exact"},
 }
 
 func TestCapturedKernels(t *testing.T) {
@@ -50,6 +50,22 @@ func TestCapturedKernels(t *testing.T) {
 				t.Fatalf("no PTX: %v", err)
 			} else if src == "" {
 				t.Error("the PTX's source is not named")
+			}
+			if strings.HasPrefix(k.name, "cutlass") {
+				// tcsim desc finds and decodes the CUtensorMaps inside
+				// the Params struct the kernel took by value.
+				pb, _ := filepath.Glob(filepath.Join(raw, "launch-*", "params.bin"))
+				if len(pb) != 1 {
+					t.Fatalf("params.bin: %v", pb)
+				}
+				code, stdout, stderr := runCLI(t, "desc", pb[0], "--scan")
+				if code != 0 || !strings.Contains(stdout, "1904 bytes, 4 CUtensorMap(s)") || !strings.Contains(stdout, "swizzle=128B") {
+					t.Errorf("desc --scan: exit %d\n%s%s", code, stdout, stderr)
+				}
+				code, stdout, stderr = runCLI(t, "desc", pb[0], "--at", "240")
+				if code != 0 || !strings.Contains(stdout, "cuTensorMapEncodeTiled(DATA_TYPE_UINT16, 3,") {
+					t.Errorf("desc --at 240: exit %d\n%s%s", code, stdout, stderr)
+				}
 			}
 			out := t.TempDir()
 			res, err := capture.ConvertAll(raw, out, capture.ConvertOptions{Command: "test"})

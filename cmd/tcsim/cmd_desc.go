@@ -124,7 +124,7 @@ func init() {
 			fs.BoolVar(&o.tmap, "tmap", false, "the value is a CUtensorMap (detected from 256 hex digits or a 128-byte file)")
 			fs.StringVar(&o.expectTx, "expect-tx", "", "CUtensorMap: the bytes the kernel arms on the mbarrier for one load (checked against the map's box)")
 			fs.StringVar(&o.at, "at", "", "CUtensorMap in a larger file (a by-value Params struct): the byte `OFFSET` of the map")
-			fs.BoolVar(&o.scan, "scan", false, "list every CUtensorMap in a file (a by-value Params struct): each 64-byte aligned 128 bytes the driver could have written")
+			fs.BoolVar(&o.scan, "scan", false, "list every CUtensorMap in a file (a by-value Params struct, a parameter dump): each 128 bytes at a multiple of 16 the driver could have written")
 			return o
 		},
 		run: runDesc,
@@ -667,15 +667,15 @@ func runDescTensorMapFile(e *env, o *descFlags, path string) error {
 		if off+tensormap.Size > uint64(len(data)) {
 			return usagef("--at %d: %s has %d bytes; a CUtensorMap at %d needs %d", off, path, len(data), off, off+tensormap.Size)
 		}
-		if off%tensormap.Align != 0 {
-			fmt.Fprintf(e.stdout, "note: offset %d is not 64-byte aligned; a CUtensorMap must be (in a by-value struct the offset is the field's)\n", off)
+		if off%16 != 0 {
+			fmt.Fprintf(e.stdout, "note: offset %d is not a multiple of 16; a CUtensorMap is 64-byte aligned in memory\n", off)
 		}
 		var tm [tensormap.Size]byte
 		copy(tm[:], data[off:])
 		return runDescTensorMap(e, o, tm)
 	}
 	found := tensormap.Scan(data)
-	fmt.Fprintf(e.stdout, "%s: %d bytes, %d CUtensorMap(s) at 64-byte aligned offsets\n", path, len(data), len(found))
+	fmt.Fprintf(e.stdout, "%s: %d bytes, %d CUtensorMap(s)\n", path, len(data), len(found))
 	for _, f := range found {
 		fmt.Fprintf(e.stdout, "  %5d  %s\n", f.Offset, f.Map)
 	}

@@ -302,12 +302,13 @@ type Found struct {
 	Map    *Map
 }
 
-// Scan finds the CUtensorMaps in b (a by-value parameter struct, say): every
-// 64-byte aligned 128 bytes that decode with no unknown bit to arguments the
-// driver accepts. All-zero windows are skipped.
+// Scan finds the CUtensorMaps in b (a by-value parameter struct, or a dump
+// of a kernel's parameter space, which need not start 64-byte aligned):
+// every 128 bytes at a multiple of 16 that decode with no unknown bit to
+// arguments the driver accepts. All-zero windows are skipped.
 func Scan(b []byte) []Found {
 	var out []Found
-	for off := 0; off+Size <= len(b); off += Align {
+	for off := 0; off+Size <= len(b); off += 16 {
 		var raw [Size]byte
 		copy(raw[:], b[off:])
 		if raw == ([Size]byte{}) {
