@@ -42,7 +42,7 @@ var brokenCases = []brokenCase{
 	{name: "gemm_wrong_swizzle", base: "gemm_tma_wgmma.sm_90a.ptx", launch: "gemm_tma_wgmma",
 		bug:   "the wgmma descriptors say 64B swizzle while the TMA tensor maps write 128B",
 		edits: swizzleEdits(),
-		want:  map[HazardKind][]int{HzWgmmaDesc: {359, 380, 407, 425, 452, 470, 497, 515}}},
+		want:  map[HazardKind][]int{HzDescLayout: {359, 380, 407, 425, 452, 470, 497, 515}}},
 	{name: "gemm_phase_bug", base: "gemm_tma_wgmma.sm_90a.ptx", launch: "gemm_tma_wgmma",
 		bug:   "the consumers wait on the inverted mbarrier phase parity ((kt/STAGES)&1)^1",
 		edits: []edit{{291, "and.b32  \t%r45, %r54, 1;", "\txor.b32  \t%r45, %r54, 1;"}},

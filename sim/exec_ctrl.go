@@ -432,7 +432,7 @@ func decWarpSync(d *decoder) error {
 	d.in.fn = func(w *Warp, in *Inst, m uint32) {
 		mm := uint32(w.src(&in.src[0], 0)[firstLane(m)])
 		if missing := mm &^ m &^ w.exited & w.valid; missing != 0 {
-			w.cta.u.m.hazard(Hazard{Kind: HzWarpSync, Severity: SevWarning, Pos: w.cta.u.m.Prog.pos(in), PC: in.PC,
+			w.cta.u.m.hazard(Hazard{Kind: HzWarpSyncDiverged, Severity: SevWarning, Pos: w.cta.u.m.Prog.pos(in), PC: in.PC,
 				CTA: w.cta.ID, Warp: w.ID, Lanes: m,
 				Msg: fmt.Sprintf("bar.warp.sync membermask %#08x names lanes %#08x that are not executing it here (divergent)", mm, missing)})
 		}

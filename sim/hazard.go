@@ -12,68 +12,37 @@ import (
 type Severity uint8
 
 const (
-	// SevError is a violation of the PTX ISA's rules: undefined behavior
-	// that may or may not show on a given GPU, compiler or run.
+	// SevError: results are wrong or undefined in a way the hardware is
+	// known to expose (early reads, reuse before a wait, wrong parity,
+	// tx-count mismatches, out-of-bounds, deadlocks, races).
 	SevError Severity = iota
-	// SevWarning is legal but suspicious, or depends on what ptxas does.
+	// SevWarning: undefined by the ISA and plausibly exposed.
 	SevWarning
+	// SevNote is a portability note: undefined by the ISA, but emitted by
+	// production compilers and executed correctly by the H100 (the rule's
+	// documentation says which compiler and what was measured).
+	SevNote
 	// SevPerf is a performance finding (bank conflicts), not a bug.
 	SevPerf
 )
 
 func (s Severity) String() string {
-	return [...]string{"error", "warning", "perf"}[s]
+	return [...]string{"error", "warning", "note", "perf"}[s]
 }
 
-// HazardKind names a class of hazard. The names are stable: tests and
-// tools match on them.
+// HazardKind is a rule's identity, "family/name" (rules.go lists them).
+// The names are stable: tests and tools match on them.
 type HazardKind string
 
-// The hazard kinds.
-const (
-	HzWgmmaAccRead     HazardKind = "wgmma-acc-read"       // accumulator of an in-flight wgmma read before wait_group
-	HzWgmmaAccWrite    HazardKind = "wgmma-acc-write"      // accumulator of an in-flight wgmma written
-	HzWgmmaAWrite      HazardKind = "wgmma-a-write"        // register-A fragment of an in-flight wgmma written
-	HzWgmmaAReadFlight HazardKind = "wgmma-a-read"         // register-A fragment read while its wgmma is in flight
-	HzWgmmaNoFence     HazardKind = "wgmma-missing-fence"  // registers written, then a wgmma reads them with no wgmma.fence between
-	HzWgmmaAligned     HazardKind = "wgmma-aligned"        // warps of a warpgroup disagree on a .sync.aligned wgmma instruction
-	HzWgmmaExit        HazardKind = "wgmma-in-flight-exit" // a warp exits with wgmma operations not waited for
-	HzWgmmaDesc        HazardKind = "wgmma-descriptor"     // a descriptor is invalid or reads outside shared memory
-	HzWgmmaCommit      HazardKind = "wgmma-uncommitted"    // wait_group with wgmma operations never committed
-	HzProxyFence       HazardKind = "async-proxy-fence"    // generic-proxy SMEM writes read by the async proxy without fence.proxy.async
-	HzAsyncEarlyRead   HazardKind = "async-early-read"     // a TMA/bulk destination read before its completion was observed
-	HzAsyncSourceReuse HazardKind = "async-source-reuse"   // SMEM an in-flight async operation reads is overwritten
-	HzAsyncAlign       HazardKind = "async-alignment"      // alignment or size rules of cp.async.bulk / TMA
-	HzAsyncOverlap     HazardKind = "async-overlap"        // two copies in one group write the same bytes
-	HzAsyncExit        HazardKind = "async-in-flight-exit" // a CTA exits with bulk copies still reading its shared memory
-	HzMbarUninit       HazardKind = "mbarrier-uninit"      // mbarrier used before mbarrier.init
-	HzMbarReinit       HazardKind = "mbarrier-reinit"      // mbarrier.init on a live barrier
-	HzMbarUnderflow    HazardKind = "mbarrier-underflow"   // more arrivals than the expected count
-	HzMbarTx           HazardKind = "mbarrier-tx-range"    // tx-count out of range
-	HzMbarPhase        HazardKind = "mbarrier-phase"       // a wait that can never succeed, or succeeds on a stale phase
-	HzMbarGenericWrite HazardKind = "mbarrier-overwrite"   // generic store over a live mbarrier object
-	HzDeadlock         HazardKind = "deadlock"             // no warp can make progress
-	HzRace             HazardKind = "smem-race"            // shared-memory accesses not ordered by synchronization
-	HzBankConflict     HazardKind = "bank-conflict"        // shared-memory bank conflicts (performance)
-	HzBarrierCount     HazardKind = "barrier-count"        // arrivals of one barrier phase disagree on the thread count
-	HzWarpSync         HazardKind = "warp-sync"            // a .sync warp instruction whose membermask is not all executing
-	HzClusterBarrier   HazardKind = "cluster-barrier"      // barrier.cluster misuse
-	HzSetmaxnreg       HazardKind = "setmaxnreg"           // setmaxnreg rules
-	HzTmemAlloc        HazardKind = "tmem-alloc"           // tcgen05.alloc/dealloc rules
-	HzTmemLane         HazardKind = "tmem-lane"            // a warp touches TMEM lanes outside its quarter
-	HzTcgenWaitLd      HazardKind = "tcgen05-wait-ld"      // tcgen05.ld results used without tcgen05.wait::ld
-	HzTcgenWaitSt      HazardKind = "tcgen05-wait-st"      // TMEM reused after tcgen05.st without tcgen05.wait::st
-	HzTcgenFence       HazardKind = "tcgen05-fence"        // cross-thread TMEM handoff without tcgen05.fence
-	HzCtaGroup         HazardKind = "tcgen05-cta-group"    // .cta_group::1 and ::2 mixed in one kernel
-	HzTcgenInFlight    HazardKind = "tcgen05-in-flight"    // TMEM read while a tcgen05.mma writing it is in flight
-	HzTensorMap        HazardKind = "tensormap"            // prefetch.tensormap of bytes that are not a CUtensorMap the driver writes
-)
-
-// Hazard is one finding of the checker.
+// Hazard is one observation of the checker: a rule broken at one
+// instruction, by one warp (or the async proxy) of one CTA. Observations of
+// the same rule at the same instructions are merged into one site (Count
+// and the aggregates grow); Machine.Findings groups sites into one finding
+// per root cause.
 type Hazard struct {
 	Kind     HazardKind
-	Severity Severity
-	Pos      ptx.Position // the instruction where it was detected
+	Severity Severity     // set from the rule table when reported
+	Pos      ptx.Position // the instruction where it was detected (the symptom)
 	PC       int
 	CTA      [3]int
 	Warp     int    // warp in the CTA, or -1
@@ -85,8 +54,26 @@ type Hazard struct {
 	PTXAS string
 	// Related is the other instruction involved (the wgmma, the writer).
 	Related ptx.Position
+	// Cause is the instruction to change when it is not Pos: the
+	// expect_tx whose byte count is wrong, the mbarrier.init whose count
+	// is wrong, the refill that lacks a barrier. Zero when Pos is the cause.
+	Cause ptx.Position
+	// Off and Bytes are the shared-memory bytes involved (Bytes 0: none).
+	Off   uint32
+	Bytes int
+	// Group joins findings at different instructions that share one root
+	// cause (for example one descriptor constant); "" for none.
+	Group string
 	// Count is the number of times it was seen (CTAs, warps, iterations).
 	Count int
+}
+
+// CausePos is the line to fix: Cause when set, else Pos.
+func (h Hazard) CausePos() ptx.Position {
+	if h.Cause.IsValid() {
+		return h.Cause
+	}
+	return h.Pos
 }
 
 func (h Hazard) String() string {
@@ -101,6 +88,9 @@ func (h Hazard) String() string {
 	}
 	if h.Count > 1 {
 		fmt.Fprintf(&b, " ×%d", h.Count)
+	}
+	if h.Cause.IsValid() {
+		fmt.Fprintf(&b, "\n    cause: %s", h.Cause)
 	}
 	if h.Related.IsValid() {
 		fmt.Fprintf(&b, "\n    related: %s", h.Related)
@@ -120,18 +110,38 @@ type hazardKey struct {
 	kind    HazardKind
 	pc      int
 	related ptx.Pos
+	cause   ptx.Pos
+	group   string
+}
+
+// site is one merged observation with its aggregates.
+type site struct {
+	h     Hazard
+	lanes map[[4]int]uint32 // (CTA, warp) -> lanes; warp -1 for the async proxy
+	bytes spans
 }
 
 type hazardSet struct {
-	byKey map[hazardKey]int
-	list  []Hazard
+	byKey      map[hazardKey]int
+	list       []*site
+	suppressed map[HazardKind]int
 }
 
-// hazard records a finding (deduplicated by kind, instruction and message).
+// hazard records an observation (merged by rule, instructions and group).
+// Rules the policy allows are counted and dropped.
 func (m *Machine) hazard(h Hazard) {
+	sev, ok := m.Opts.Policy.Severity(h.Kind, h.Severity)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	hs := &m.hazards
+	if !ok {
+		if hs.suppressed == nil {
+			hs.suppressed = map[HazardKind]int{}
+		}
+		hs.suppressed[h.Kind]++
+		return
+	}
+	h.Severity = sev
 	if hs.byKey == nil {
 		hs.byKey = map[hazardKey]int{}
 	}
@@ -141,26 +151,44 @@ func (m *Machine) hazard(h Hazard) {
 	if h.Pos.Filename == "" {
 		h.Pos.Filename = m.Prog.Filename
 	}
-	k := hazardKey{h.Kind, h.PC, h.Related.Pos}
+	k := hazardKey{h.Kind, h.PC, h.Related.Pos, h.Cause.Pos, h.Group}
 	if i, ok := hs.byKey[k]; ok {
 		// Keep the first instance in grid order as the representative, so
 		// that reports do not depend on which CTA ran first.
-		old := &hs.list[i]
-		if m.ctaLess(h, *old) {
-			h.Count = old.Count
-			*old = h
+		old := hs.list[i]
+		old.add(h)
+		if m.ctaLess(h, old.h) {
+			h.Count = old.h.Count
+			old.h = h
 		}
-		old.Count++
+		old.h.Count++
 		return
 	}
 	h.Count = 1
+	s := &site{h: h}
+	s.add(h)
 	hs.byKey[k] = len(hs.list)
-	hs.list = append(hs.list, h)
+	hs.list = append(hs.list, s)
 	if m.trace != nil {
 		m.trace.hazard(h)
 	}
-	if m.stepper != nil {
+	if m.stepper != nil && sev <= SevWarning {
 		m.stepper.onHazard(h)
+	}
+}
+
+func (s *site) add(h Hazard) {
+	if s.lanes == nil {
+		s.lanes = map[[4]int]uint32{}
+	}
+	lanes := h.Lanes
+	if lanes == 0 && h.Warp >= 0 {
+		lanes = fullMask
+	}
+	key := [4]int{h.CTA[0], h.CTA[1], h.CTA[2], h.Warp}
+	s.lanes[key] |= lanes
+	if h.Bytes > 0 {
+		s.bytes.add(h.Off, h.Off+uint32(h.Bytes))
 	}
 }
 
@@ -173,11 +201,15 @@ func (m *Machine) ctaLess(a, b Hazard) bool {
 	return a.Warp < b.Warp
 }
 
-// Hazards returns the findings sorted by position, errors first.
+// Hazards returns the observations (one per rule and instructions) sorted
+// by severity, then position.
 func (m *Machine) Hazards() []Hazard {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := append([]Hazard(nil), m.hazards.list...)
+	out := make([]Hazard, 0, len(m.hazards.list))
+	for _, s := range m.hazards.list {
+		out = append(out, s.h)
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Severity != out[j].Severity {
 			return out[i].Severity < out[j].Severity
@@ -195,9 +227,20 @@ func (m *Machine) Hazards() []Hazard {
 func (m *Machine) Errors() []Hazard {
 	var out []Hazard
 	for _, h := range m.Hazards() {
-		if h.Severity != SevPerf {
+		if h.Severity <= SevWarning {
 			out = append(out, h)
 		}
+	}
+	return out
+}
+
+// Suppressed counts the observations of rules the policy allowed.
+func (m *Machine) Suppressed() map[HazardKind]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[HazardKind]int{}
+	for k, v := range m.hazards.suppressed {
+		out[k] = v
 	}
 	return out
 }

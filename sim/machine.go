@@ -91,6 +91,9 @@ type Options struct {
 	// TraceValues adds the destination registers' values to every
 	// instruction record.
 	TraceValues bool
+	// Policy says which hazard rules are reported and how severe they are
+	// (--strict, --allow).
+	Policy RulePolicy
 }
 
 // Machine is one launch of a program: global memory, the parameter space,

@@ -104,7 +104,7 @@ func execMatrix(w *Warp, in *Inst, m uint32) {
 	mi := in.ext.(*matrixInfo)
 	mach := w.cta.u.m
 	if live := w.valid &^ w.exited; m != live {
-		mach.hazard(Hazard{Kind: HzWarpSync, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
+		mach.hazard(Hazard{Kind: HzWarpAligned, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
 			Msg: fmt.Sprintf("%s is .sync.aligned but only lanes %#08x execute it", in.PTX.Opcode, m)})
 	}
 	// Row addresses come from the lanes named by AddrRows.

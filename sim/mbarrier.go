@@ -126,7 +126,7 @@ func execMbar(w *Warp, in *Inst, m uint32) {
 					Related: mach.Prog.pos(&mach.Prog.Insts[mb.initPC])})
 			}
 			if count < 1 || count > mbarMaxCount {
-				mach.mbarHazard(w, in, 1<<l, HzMbarUnderflow, "mbarrier.init count %d is outside 1..%d", count, mbarMaxCount)
+				mach.mbarHazard(w, in, 1<<l, HzMbarCount, "mbarrier.init count %d is outside 1..%d", count, mbarMaxCount)
 				count = max(1, min(count, mbarMaxCount))
 			}
 			*mb = mbarrier{cta: c, addr: off, live: true, expected: count, pending: count, initPC: in.PC, lastPC: in.PC}

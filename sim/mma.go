@@ -88,7 +88,7 @@ func decMma(d *decoder) error {
 func execMma(w *Warp, in *Inst, m uint32) {
 	mi := in.ext.(*mmaInfo)
 	if live := w.valid &^ w.exited; m != live {
-		w.cta.u.m.hazard(Hazard{Kind: HzWarpSync, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
+		w.cta.u.m.hazard(Hazard{Kind: HzWarpAligned, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
 			Msg: fmt.Sprintf("mma.sync.aligned executed by lanes %#08x only: every thread of the warp must execute it", m)})
 	}
 	M, N, K := mi.M, mi.N, mi.K

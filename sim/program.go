@@ -46,6 +46,7 @@ type Program struct {
 
 	funcByName map[string]*Function
 	lines      []string
+	src        sourceMap
 	hasWgmma   bool
 	hasTcgen05 bool
 }

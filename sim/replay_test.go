@@ -21,9 +21,9 @@ var recorded = []struct {
 	{"epilogue_stmatrix", false, ""},
 	{"attention_step", true, ""},
 	// TMA into destinations off the swizzle repeat (8 offsets x 3 modes).
-	{"tma_swizzle_phase_128B", false, HzAsyncAlign},
-	{"tma_swizzle_phase_64B", false, HzAsyncAlign},
-	{"tma_swizzle_phase_32B", false, HzAsyncAlign},
+	{"tma_swizzle_phase_128B", false, HzTmaSwizzleAlign},
+	{"tma_swizzle_phase_64B", false, HzTmaSwizzleAlign},
+	{"tma_swizzle_phase_32B", false, HzTmaSwizzleAlign},
 }
 
 func recordCommand(name string) string {

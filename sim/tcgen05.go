@@ -182,7 +182,7 @@ func decTcAlloc(alloc bool) decodeFn {
 
 func (w *Warp) alignedCheck(in *Inst, m uint32) {
 	if live := w.valid &^ w.exited; m != live {
-		w.cta.u.m.hazard(Hazard{Kind: HzWarpSync, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
+		w.cta.u.m.hazard(Hazard{Kind: HzWarpAligned, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
 			Msg: fmt.Sprintf("%s is .sync.aligned but only lanes %#08x of the warp execute it", in.PTX.Opcode, m)})
 	}
 }

@@ -395,7 +395,7 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 				u.m.hazard(Hazard{Kind: HzAsyncAlign, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
 					Msg: fmt.Sprintf("TMA destination %#x is not 128-byte aligned", off)})
 			} else if off%align != 0 {
-				u.m.hazard(Hazard{Kind: HzAsyncAlign, Severity: SevWarning, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+				u.m.hazard(Hazard{Kind: HzTmaSwizzleAlign, Severity: SevWarning, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
 					Msg: fmt.Sprintf("TMA destination %#x is not aligned to the %s swizzle's %d-byte repeat, so the box's first row is not row 0 of the pattern: TMA swizzles by absolute address (measured on the H100), which a wgmma descriptor with base offset 0 reads, but a swizzled layout of the tile that assumes an aligned start (CuTe's) does not", off, tm.swz, align)})
 			}
 			targets := []*CTA{c}

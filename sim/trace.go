@@ -13,7 +13,7 @@ import (
 //	{"type":"header","version":1,"file":"k.ptx","kernel":"k","grid":[1,1,1],"block":[128,1,1],"cluster":[1,1,1],"schedule":"lazy"}
 //	{"type":"inst","seq":12,"cta":[0,0,0],"warp":1,"pc":40,"line":77,"inst":"add.s32 %r3, %r1, %r2","active":"0xffffffff","exec":"0xffffffff","w":{"%r3":["0x5",...]}}
 //	{"type":"event","event":"mbarrier.phase","cta":[0,0,0],"addr":65536,"phase":1}
-//	{"type":"hazard","kind":"wgmma-acc-read","severity":"error","pos":"k.ptx:98:5","cta":[0,0,0],"warp":0,"msg":"..."}
+//	{"type":"hazard","kind":"wgmma/acc-read-before-wait","severity":"error","pos":"k.ptx:98:5","cta":[0,0,0],"warp":0,"msg":"..."}
 //	{"type":"end","steps":1234,"hazards":1,"error":""}
 //
 // "seq" numbers records in execution order. "active" is the warp's active

@@ -332,13 +332,13 @@ func TestStepperRunToPlantedHazard(t *testing.T) {
 		kind        string
 		line        int
 	}{
-		{"gemm_missing_fence.ptx", gemmLaunch, "wgmma-missing-fence", 359},
-		{"gemm_missing_wait.ptx", gemmLaunch, "async-source-reuse", 812},
-		{"gemm_wrong_swizzle.ptx", gemmLaunch, "wgmma-descriptor", 359},
-		{"gemm_phase_bug.ptx", gemmLaunch, "mbarrier-phase", 314},
-		{"tcgen05_missing_fence.ptx", tcgenLaunch, "tcgen05-fence", 558},
-		{"tcgen05_lane_quarter.ptx", tcgenLaunch, "tmem-lane", 558},
-		{"tcgen05_missing_dealloc.ptx", tcgenLaunch, "tmem-alloc", 63},
+		{"gemm_missing_fence.ptx", gemmLaunch, "wgmma/missing-fence", 359},
+		{"gemm_missing_wait.ptx", gemmLaunch, "async/source-overwritten", 812},
+		{"gemm_wrong_swizzle.ptx", gemmLaunch, "desc/layout-mismatch", 359},
+		{"gemm_phase_bug.ptx", gemmLaunch, "mbarrier/wrong-parity", 314},
+		{"tcgen05_missing_fence.ptx", tcgenLaunch, "tcgen05/missing-fence", 558},
+		{"tcgen05_lane_quarter.ptx", tcgenLaunch, "tcgen05/lane-quarter", 558},
+		{"tcgen05_missing_dealloc.ptx", tcgenLaunch, "tcgen05/alloc", 63},
 	} {
 		t.Run(strings.TrimSuffix(tc.ptx, ".ptx"), func(t *testing.T) {
 			k := oneCTA(kernelAt(t, tc.launch, filepath.Join(brokenDir, tc.ptx)))

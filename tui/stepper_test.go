@@ -135,8 +135,8 @@ func TestStepperHazardJump(t *testing.T) {
 		kind string
 		line int
 	}{
-		{"race", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, tinyRace) }, "smem-race", 33},
-		{"missing wait", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, gemmWait)) }, "async-source-reuse", 812},
+		{"race", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, tinyRace) }, "smem/race", 33},
+		{"missing wait", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, gemmWait)) }, "async/source-overwritten", 812},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, v := stepper(t, tc.k(t), 120, 36, "h")

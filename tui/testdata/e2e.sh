@@ -172,7 +172,7 @@ keys s s s
 wait_for "step 3 · warp"
 keys h
 wait_for "hazards (1)"
-wait_for "smem-race"
+wait_for "smem/race"
 keys p
 wait_for "stepped back"
 keys r

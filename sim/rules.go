@@ -1,0 +1,309 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tcsim/tcsim/internal/suggest"
+)
+
+// Rules: every finding of the hazard checker names one rule. A rule has a
+// stable identity ("family/name"), a severity, the section of the PTX ISA
+// (9.1 numbering) it rests on, and documentation that says what is wrong,
+// why, and how to fix it. `tcsim run --rules` prints the table; the README
+// lists it; SARIF output carries it.
+//
+// How to add a rule:
+//
+//  1. Declare its identity beside the others below (a HazardKind constant,
+//     Hz..., whose value is "family/name"; families: wgmma, desc, proxy,
+//     async, tma, mbarrier, smem, sync, warp, cluster, setmaxnreg, tcgen05,
+//     perf).
+//  2. Add its Rule to ruleTable: severity, ISA section, a one-line summary,
+//     a Doc (the rule, the evidence for its severity, the fix).
+//  3. Report it with Machine.hazard(Hazard{Kind: HzYourRule, PC: ..., ...}).
+//     The severity comes from the table. Fill Cause (the instruction to
+//     change) when it differs from where the problem shows (PC), Related
+//     (the other party), Off/Bytes (shared bytes involved), and Group when
+//     findings at different instructions share one root cause.
+//  4. Plant it: a variant in fixtures/sim/broken (sim/broken_test.go) that
+//     reports the rule at its cause line, next to a correct control that
+//     stays silent.
+//
+// TestRulesDocumented fails when a declared rule has no table entry.
+
+// The rules' identities. The values are stable: tests, tools, --allow and
+// SARIF match on them.
+const (
+	// wgmma register protocol
+	HzWgmmaAccRead     HazardKind = "wgmma/acc-read-before-wait"
+	HzWgmmaAccWrite    HazardKind = "wgmma/acc-write-before-wait"
+	HzWgmmaAWrite      HazardKind = "wgmma/a-write-before-wait"
+	HzWgmmaAReadFlight HazardKind = "wgmma/a-read-before-wait"
+	HzWgmmaNoFence     HazardKind = "wgmma/missing-fence"
+	HzWgmmaAligned     HazardKind = "wgmma/warpgroup-divergence"
+	HzWgmmaExit        HazardKind = "wgmma/exit-in-flight"
+	HzWgmmaCommit      HazardKind = "wgmma/uncommitted"
+	// matrix descriptors (wgmma and tcgen05)
+	HzWgmmaDesc  HazardKind = "desc/invalid"
+	HzDescLayout HazardKind = "desc/layout-mismatch"
+	// proxies
+	HzProxyFence   HazardKind = "proxy/generic-to-async"
+	HzProxyCpAsync HazardKind = "proxy/cp-async-to-wgmma"
+	// asynchronous copies
+	HzAsyncEarlyRead   HazardKind = "async/read-before-complete"
+	HzAsyncSourceReuse HazardKind = "async/source-overwritten"
+	HzAsyncRefill      HazardKind = "async/refill-before-release"
+	HzAsyncAlign       HazardKind = "async/alignment"
+	HzTmaSwizzleAlign  HazardKind = "tma/swizzle-alignment"
+	HzTensorMap        HazardKind = "tma/not-a-tensormap"
+	HzAsyncOverlap     HazardKind = "async/overlapping-writes"
+	HzAsyncExit        HazardKind = "async/exit-in-flight"
+	// mbarrier
+	HzMbarUninit       HazardKind = "mbarrier/uninitialized"
+	HzMbarInitFence    HazardKind = "mbarrier/init-not-visible"
+	HzMbarReinit       HazardKind = "mbarrier/reinit-live"
+	HzMbarCount        HazardKind = "mbarrier/count-range"
+	HzMbarUnderflow    HazardKind = "mbarrier/too-many-arrivals"
+	HzMbarArrivals     HazardKind = "mbarrier/too-few-arrivals"
+	HzMbarTx           HazardKind = "mbarrier/tx-range"
+	HzMbarTxMismatch   HazardKind = "mbarrier/tx-mismatch"
+	HzMbarPhase        HazardKind = "mbarrier/wrong-parity"
+	HzMbarLapped       HazardKind = "mbarrier/phase-lapped"
+	HzMbarGenericWrite HazardKind = "mbarrier/overwritten"
+	// shared memory and synchronization
+	HzRace             HazardKind = "smem/race"
+	HzWarpExchange     HazardKind = "smem/warp-exchange-without-sync"
+	HzDeadlock         HazardKind = "sync/deadlock"
+	HzBarrierCount     HazardKind = "sync/barrier-count"
+	HzWarpSync         HazardKind = "warp/membermask"
+	HzWarpSyncDiverged HazardKind = "warp/syncwarp-divergent"
+	HzWarpAligned      HazardKind = "warp/aligned-divergent"
+	HzClusterBarrier   HazardKind = "cluster/barrier"
+	HzSetmaxnreg       HazardKind = "setmaxnreg/count"
+	// tcgen05 and Tensor Memory
+	HzTmemAlloc     HazardKind = "tcgen05/alloc"
+	HzTmemLane      HazardKind = "tcgen05/lane-quarter"
+	HzTcgenWaitLd   HazardKind = "tcgen05/ld-before-wait"
+	HzTcgenWaitSt   HazardKind = "tcgen05/st-before-wait"
+	HzTcgenFence    HazardKind = "tcgen05/missing-fence"
+	HzCtaGroup      HazardKind = "tcgen05/cta-group-mixed"
+	HzTcgenInFlight HazardKind = "tcgen05/read-in-flight"
+	HzTmemUninit    HazardKind = "tcgen05/uninitialized-accumulate"
+	// performance
+	HzBankConflict HazardKind = "perf/bank-conflict"
+)
+
+// Rule documents one hazard rule.
+type Rule struct {
+	ID       HazardKind
+	Severity Severity
+	// ISA is the section of the PTX ISA (9.1) the rule rests on.
+	ISA string
+	// Summary is one line: what the rule reports.
+	Summary string
+	// Doc explains the rule: why it matters, the evidence for its
+	// severity (for portability notes: which compiler emits the pattern
+	// and what the H100 did with it), and the fix.
+	Doc string
+}
+
+const (
+	isaWgmmaFence  = "9.7.15.7.1 (wgmma.fence)"
+	isaWgmmaWait   = "9.7.15.7.3 (wgmma.wait_group)"
+	isaWgmmaProxy  = "9.7.15.4 (async proxy), 9.7.15.7.1 (wgmma.fence)"
+	isaWgmmaDesc   = "9.7.15.5.1 (matrix descriptor)"
+	isaProxy       = "8.6 (proxies), 9.7.13.4 (membar/fence: fence.proxy.async)"
+	isaBulk        = "9.7.9.25 (cp.async.bulk, cp.async.bulk.tensor)"
+	isaCpAsync     = "9.7.9.24 (cp.async, cp.async.wait_group, cp.async.mbarrier.arrive)"
+	isaMbar        = "9.7.13.15 (mbarrier)"
+	isaMemModel    = "8 (memory consistency model), 9.7.13.1 (bar.sync)"
+	isaWarpSync    = "9.7.13.2 (bar.warp.sync), 8 (memory consistency model)"
+	isaTcgen05     = "9.7.16 (tcgen05)"
+	isaTcgen05Sync = "9.7.16.6 (tcgen05 memory consistency: fence::before/after_thread_sync)"
+)
+
+var ruleTable = []Rule{
+	// wgmma
+	{HzWgmmaAccRead, SevError, isaWgmmaWait, "an accumulator register of an in-flight wgmma is read",
+		"Until a wgmma.wait_group covers a wgmma.mma_async, its accumulator registers belong to the tensor core and their contents are undefined. ptxas usually repairs the PTX by injecting a warpgroup.wait (C7517), so the GPU may compute the right numbers, but another compiler or version may not. Fix: wgmma.commit_group, then wgmma.wait_group N covering the op, before the first use."},
+	{HzWgmmaAccWrite, SevError, isaWgmmaWait, "an accumulator register of an in-flight wgmma is written",
+		"Writing an accumulator of an in-flight wgmma races with the tensor core's own write: the result is undefined (ptxas serializes the pipeline, C7515). Fix: wait for the group before reusing the registers."},
+	{HzWgmmaAWrite, SevError, isaWgmmaWait, "a register-A fragment of an in-flight wgmma is written",
+		"The A registers of a register-A wgmma are read asynchronously until the op completes; overwriting them is undefined (C7513). Fix: wait_group before writing them, or use other registers."},
+	{HzWgmmaAReadFlight, SevError, isaWgmmaWait, "a register-A fragment of an in-flight wgmma is read",
+		"Any access to the A registers of an in-flight wgmma is undefined by the ISA. Fix: wait_group first."},
+	{HzWgmmaNoFence, SevError, isaWgmmaFence, "registers a wgmma uses were accessed with no wgmma.fence in between",
+		"wgmma.fence must come before the warpgroup's first wgmma and between any register access and a wgmma using the same accumulator or A registers. ptxas injects the missing warpgroup.arrive (C7519) in many cases. Fix: wgmma.fence.sync.aligned after the register writes."},
+	{HzWgmmaAligned, SevError, "9.7.15.7 (.sync.aligned wgmma instructions)", "the warps of a warpgroup disagree on a .sync.aligned wgmma instruction",
+		"Every warp of the warpgroup must execute the same wgmma instructions, with every thread and uniform operands; divergence is undefined (C7516)."},
+	{HzWgmmaExit, SevError, isaWgmmaWait, "a warp exits with a wgmma in flight",
+		"The accumulators of a wgmma nobody waited for are undefined. Fix: wgmma.wait_group 0 before the end."},
+	{HzWgmmaCommit, SevError, "9.7.15.7.2 (wgmma.commit_group)", "wgmma.wait_group while wgmma ops are not committed",
+		"wait_group waits only for committed groups; uncommitted wgmmas stay in flight. Fix: wgmma.commit_group after the last wgmma of the stage."},
+	{HzWgmmaDesc, SevError, isaWgmmaDesc + ", 9.7.16.4.1 (tcgen05 shared memory descriptor)", "a matrix descriptor is invalid or reads outside shared memory",
+		"A descriptor field is out of range, or the matrix it describes runs past the CTA's shared memory (the H100 faults with an illegal memory access)."},
+	{HzDescLayout, SevError, isaWgmmaDesc, "a descriptor reads a tile in a different layout than the one written into shared memory",
+		"The descriptor's swizzle, leading byte offset or stride byte offset disagrees with the layout the tile was written in: by a TMA copy (its tensor map) or by ordinary stores and cp.async (tcsim follows every element back to the global address it was loaded from). A correct descriptor reads each row of the operand from one row of the source tensor; this one mixes rows, so the MMA computes with scrambled operands and gives silently wrong numbers. Fix: make the descriptor's swizzle mode, LBO and SBO match the writer's layout (tcsim desc decodes both)."},
+	// proxies
+	{HzProxyFence, SevError, isaWgmmaProxy + "; " + isaProxy, "shared memory written in the generic proxy is read by the async proxy without fence.proxy.async",
+		"st.shared, stmatrix and other generic-proxy writes become visible to the async proxy (wgmma operands, TMA stores, tcgen05.mma) only after the writing thread executes fence.proxy.async and then synchronizes with the issuing thread. Without the fence the async unit may read stale bytes; TMA stores are known to do so on the H100. Fix: fence.proxy.async.shared::cta after the stores, before the barrier that hands the tile to the issuing thread."},
+	{HzProxyCpAsync, SevNote, isaWgmmaProxy + "; " + isaCpAsync, "portability: cp.async writes read by wgmma without fence.proxy.async",
+		"The ISA asks for an async-proxy fence between prior writes to shared-memory matrices and their reads by wgmma.mma_async (9.7.15.7.1), and cp.async writes shared memory in the generic proxy. Production compilers do not emit that fence after cp.async: Triton's fence-insertion pass (lib/Dialect/TritonNvidiaGPU/Transforms/FenceInsertion.cpp) inserts fence.proxy.async only when a dot operand comes from a register-to-shared store (local_alloc with a source, local_store) and never looks at copies from global memory; CUTLASS's cp.async + GMMA mainloops (sm90_mma_multistage_gmma_ss/rs_warpspecialized) release the stage with cp.async.mbarrier.arrive and issue warpgroup_arrive and the GMMAs with no proxy fence. The H100 computes those kernels correctly: Triton 3.6's bf16 and fp8 matmuls and attention forward, recorded on the H100 (fixtures/captures), replay bit-exactly. So the pattern is reported as a portability note, once per kernel, not as an error: it relies on Hopper's implementation rather than on the ISA. --strict makes it a warning; --allow proxy/cp-async-to-wgmma silences it. Fix for strict ISA conformance: fence.proxy.async.shared::cta after cp.async.wait_group (or after the mbarrier wait) and before the wgmma."},
+	// async copies
+	{HzAsyncEarlyRead, SevError, isaBulk + "; " + isaCpAsync + "; " + isaMbar, "the destination of an asynchronous copy is read before its completion was observed",
+		"A TMA, bulk or cp.async copy's destination is undefined until the reader is ordered after the copy's completion: an mbarrier wait on the phase the copy completes (then a barrier for other threads), or cp.async.wait_group by the issuing thread. tcsim decides this from the order the kernel establishes, not from when the simulated copy landed, so the finding does not depend on --schedule. Fix: wait on the right mbarrier phase (or group) before reading."},
+	{HzAsyncSourceReuse, SevError, isaBulk + "; " + isaWgmmaWait, "shared memory an asynchronous operation still reads is overwritten",
+		"The source of a TMA store or bulk copy, and the shared-memory operands of wgmma and tcgen05.mma, are read asynchronously until the operation is known to be done (cp.async.bulk.wait_group.read, wgmma.wait_group, the tcgen05.commit's mbarrier phase). Overwriting them earlier is a race with the tensor core or the copy engine. Fix: wait (and release the buffer through a barrier) before writing."},
+	{HzAsyncRefill, SevError, isaBulk + "; " + isaMbar + "; " + isaMemModel, "a buffer is refilled by an asynchronous copy before its readers released it",
+		"A TMA, bulk or cp.async copy overwrites shared bytes that earlier readers (ld.shared, ldmatrix, wgmma or tcgen05.mma operands) are not ordered before: nothing (barrier, mbarrier arrive on an 'empty' barrier, tcgen05.commit) releases the stage to the producer before it refills it. The copy can land while the reader still reads. The finding names the refill (the line to fix) and the read it races with. Fix: have the readers release the stage (bar.sync, or mbarrier.arrive / tcgen05.commit on an 'empty' barrier the producer waits on) before the refill is issued."},
+	{HzAsyncAlign, SevError, isaBulk + "; " + isaCpAsync, "an asynchronous copy breaks an alignment or size rule",
+		"cp.async.bulk needs 16-byte aligned addresses and sizes; TMA shared-memory destinations need 128-byte alignment; cp.async needs addresses aligned to its size."},
+	{HzTmaSwizzleAlign, SevWarning, "5.5.7 (swizzling modes), " + isaBulk, "a swizzled TMA destination is not aligned to the swizzle's repeat",
+		"TMA swizzles by absolute shared address (measured on the H100); a destination not aligned to the pattern's repeat starts mid-pattern, which a wgmma descriptor with base offset 0 reads correctly but a layout that assumes an aligned start does not."},
+	{HzTensorMap, SevError, "5.5.8 (tensor maps), 9.7.9.25, 9.7.9.27 (prefetch.tensormap)", "a TMA instruction or prefetch.tensormap names bytes that are not a tensor map the driver encoded",
+		"The 128 bytes a tensor-map address points to must be a CUtensorMap written by cuTensorMapEncode* (passed as a __grid_constant__ parameter or copied to global memory with a proxy fence). Other bytes make the copy engine read garbage or fault."},
+	{HzAsyncOverlap, SevError, isaBulk, "two asynchronous copies write the same shared bytes without ordering",
+		"Two copies in flight at once write the same bytes: which lands last is undefined."},
+	{HzAsyncExit, SevError, isaBulk, "a CTA exits while bulk copies still read its shared memory",
+		"Shared memory is released when the CTA exits; an outstanding TMA store may read freed memory. Fix: cp.async.bulk.wait_group.read 0 before exit."},
+	// mbarrier
+	{HzMbarUninit, SevError, isaMbar, "an mbarrier is used before mbarrier.init (or after inval)",
+		"Operations on an uninitialized mbarrier object are undefined."},
+	{HzMbarInitFence, SevWarning, isaMbar + "; 9.7.13.4 (fence.mbarrier_init, fence.proxy.async)", "an asynchronous copy completes on an mbarrier whose initialization was not made visible to the async proxy",
+		"mbarrier.init is a generic-proxy write; the complete_tx of a TMA or bulk copy is performed by the async proxy. The ISA requires the initialization to be made visible first: fence.mbarrier_init.release.cluster (or fence.proxy.async) by the initializing thread, then a barrier that orders it before the thread issuing the copy. Without it the copy may arrive on a barrier it sees uninitialized. Fix: fence.mbarrier_init.release.cluster after the inits, then bar.sync (or barrier.cluster) before the first copy."},
+	{HzMbarReinit, SevError, isaMbar, "mbarrier.init on a live mbarrier",
+		"Re-initializing an mbarrier with a phase in progress loses its pending arrivals and tx-count. Fix: mbarrier.inval first, after every use is done."},
+	{HzMbarCount, SevError, isaMbar, "an mbarrier count is out of range",
+		"The expected arrival count of mbarrier.init must be within 1..2^20-1."},
+	{HzMbarUnderflow, SevError, isaMbar, "more arrivals on an mbarrier phase than its expected count",
+		"The extra arrival completes the phase early and leaks into the next one: waiters see data that is not ready. The finding names the mbarrier.init whose count disagrees with the arrivals. Fix: make the init count equal the number of arrivals per phase."},
+	{HzMbarArrivals, SevError, isaMbar, "an mbarrier phase gets fewer arrivals than its expected count",
+		"The phase never completes and its waiters hang. The finding names the mbarrier.init whose count exceeds the arrivals each phase gets, with both numbers. Fix: make the init count equal the number of arriving threads (or arrive with the right count)."},
+	{HzMbarTx, SevError, isaMbar, "an mbarrier tx-count leaves its range",
+		"The tx-count must stay within ±(2^20-1)."},
+	{HzMbarTxMismatch, SevError, isaMbar + "; " + isaBulk, "expect_tx arms a different byte count than the copies deliver",
+		"A phase completes when its arrivals are done and its tx-count returns to zero. When expect_tx announces more bytes than the copies on that phase deliver, the phase never completes (a hang); when it announces fewer, the phase completes before every copy has landed and the consumer reads a partly filled tile. The finding names the expect_tx with both numbers and the copies. Fix: announce exactly the bytes of the copies (box bytes × copies, with multicast counted per destination CTA)."},
+	{HzMbarPhase, SevError, isaMbar, "an mbarrier wait names the wrong phase parity",
+		"try_wait.parity p succeeds once the phase of parity p has completed. Waiting on the parity of the phase in progress, with nothing left to arrive, hangs; waiting on a parity that has already flipped passes immediately on stale data. The finding names the wait, the phase it waited for and the phase the barrier was in. Fix: track the phase bit per stage ((iteration / stages) & 1) and flip it each time the stage wraps."},
+	{HzMbarLapped, SevError, isaMbar, "an mbarrier phase can complete twice before a waiter observes it (phase lapping)",
+		"A parity wait cannot tell phase k from phase k+2. If nothing orders the arrivals of phase k+1 after a waiter's wait for phase k, a fast producer can complete two phases before a slow waiter looks: the waiter then hangs or consumes the wrong phase. tcsim checks this from the order the kernel establishes, under every schedule: each phase's arrivals must be ordered after the waits for the phase before it. Fix: bound the producer, e.g. with an 'empty' mbarrier the waiters arrive on (the producer waits on it before the next phase), or a CTA barrier per iteration."},
+	{HzMbarGenericWrite, SevError, isaMbar, "a generic store overwrites a live mbarrier object",
+		"The mbarrier object is opaque: writing its 8 bytes with ordinary stores corrupts its phase and counts."},
+	// shared memory and synchronization
+	{HzRace, SevError, isaMemModel, "two accesses to shared memory are not ordered by synchronization",
+		"A write and another access to the same shared bytes by different warps, with no barrier, mbarrier or other synchronization between them, form a data race: the result depends on timing. tcsim's vector clocks follow bar.sync, named barriers, mbarrier phases, cluster barriers and fences."},
+	{HzWarpExchange, SevError, isaWarpSync, "lanes of one warp exchange data through shared memory with no bar.warp.sync",
+		"Since Volta, the threads of a warp are scheduled independently: a lane's st.shared is not guaranteed to be visible to another lane of the same warp, nor ordered before its ld.shared, without a synchronization (bar.warp.sync / __syncwarp, or a CTA barrier). Code that relies on lockstep execution is a data race by the memory model, and NVIDIA documents it breaking on Volta and later GPUs. Fix: bar.warp.sync (__syncwarp()) between the writes and the reads."},
+	{HzDeadlock, SevError, isaMemModel + "; " + isaMbar, "no warp can make progress",
+		"Every remaining warp waits for something that can no longer happen; the report lists where each warp waits and why."},
+	{HzBarrierCount, SevError, "9.7.13.1 (bar.sync, bar.arrive)", "arrivals of one barrier phase disagree on the thread count",
+		"All arrivals of a barrier phase must name the same thread count."},
+	{HzWarpSync, SevError, "9.7.9.x (.sync warp instructions: shfl, vote, match, redux)", "a .sync warp instruction names lanes that do not execute it",
+		"The membermask of shfl.sync, vote.sync and friends must name only lanes that execute the instruction; otherwise the result is undefined."},
+	{HzWarpSyncDiverged, SevWarning, isaWarpSync, "bar.warp.sync names lanes that do not execute it here",
+		"All non-exited lanes named in bar.warp.sync's membermask must execute the same bar.warp.sync; a divergent call may hang or not synchronize."},
+	{HzWarpAligned, SevError, "9.7 (.sync.aligned instructions)", "a .sync.aligned instruction is executed by only part of a warp",
+		"ldmatrix, stmatrix, mma.sync, tcgen05 .sync.aligned instructions must be executed by every thread of the warp, convergently."},
+	{HzClusterBarrier, SevError, "9.7.13.3 (barrier.cluster)", "barrier.cluster misuse",
+		"barrier.cluster.arrive and .wait must alternate."},
+	{HzSetmaxnreg, SevError, "9.7.17.1 (setmaxnreg)", "setmaxnreg breaks its rules",
+		"The count must be a multiple of 8 in 24..256; .inc must not lower and .dec must not raise the warpgroup's registers."},
+	// tcgen05
+	{HzTmemAlloc, SevError, isaTcgen05 + " (tcgen05.alloc, dealloc, relinquish_alloc_permit)", "Tensor Memory allocation rules",
+		"Columns must be allocated (power of two, 32..512) before use and freed before the CTA exits; no allocation after relinquish_alloc_permit."},
+	{HzTmemLane, SevError, isaTcgen05 + " (tcgen05.ld/st data movement shapes)", "a warp touches TMEM lanes outside its quarter",
+		"Warp w of a warpgroup can access TMEM lanes 32·(w%4) .. 32·(w%4)+31 only."},
+	{HzTcgenWaitLd, SevError, isaTcgen05 + " (tcgen05.wait)", "tcgen05.ld destinations used before tcgen05.wait::ld",
+		"tcgen05.ld is asynchronous: its destination registers are undefined until tcgen05.wait::ld."},
+	{HzTcgenWaitSt, SevError, isaTcgen05 + " (tcgen05.wait)", "TMEM reused after tcgen05.st without tcgen05.wait::st",
+		"tcgen05.st is asynchronous: its source registers and the TMEM it writes are in use until tcgen05.wait::st."},
+	{HzTcgenFence, SevError, isaTcgen05Sync, "a cross-thread TMEM handoff lacks tcgen05.fence",
+		"tcgen05 operations are ordered across a thread synchronization only with tcgen05.fence::before_thread_sync before it and tcgen05.fence::after_thread_sync after it."},
+	{HzCtaGroup, SevError, isaTcgen05, "tcgen05 .cta_group::1 and ::2 mixed in one kernel",
+		"All tcgen05 instructions of a kernel must use the same .cta_group."},
+	{HzTcgenInFlight, SevError, isaTcgen05 + " (tcgen05.mma, tcgen05.commit)", "TMEM is read while a tcgen05.mma writing it is in flight",
+		"Wait for the tcgen05.commit's mbarrier phase, then tcgen05.fence::after_thread_sync, before reading the accumulator."},
+	{HzTmemUninit, SevError, isaTcgen05 + " (tcgen05.mma: enable-input-d)", "tcgen05.mma accumulates into TMEM columns that were never written",
+		"With enable-input-d true, tcgen05.mma adds the product to the accumulator already in TMEM. Freshly allocated TMEM holds garbage (it is not zeroed), so the first MMA of a tile must run with enable-input-d false (or the accumulator must be written with tcgen05.st / tcgen05.cp first). Fix: pass false as enable-input-d for the first K step."},
+	// performance
+	{HzBankConflict, SevPerf, "— (performance)", "shared-memory bank conflicts",
+		"Accesses of one instruction that fall into the same bank in different 4-byte words are serialized. Not a correctness problem."},
+}
+
+var rulesByID = func() map[HazardKind]*Rule {
+	m := map[HazardKind]*Rule{}
+	for i := range ruleTable {
+		r := &ruleTable[i]
+		if _, dup := m[r.ID]; dup {
+			panic("sim: rule listed twice: " + string(r.ID))
+		}
+		m[r.ID] = r
+	}
+	return m
+}()
+
+// Rules returns every rule, sorted by identity.
+func Rules() []Rule {
+	out := append([]Rule(nil), ruleTable...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// LookupRule finds a rule by its identity.
+func LookupRule(id HazardKind) (Rule, bool) {
+	r, ok := rulesByID[id]
+	if !ok {
+		return Rule{}, false
+	}
+	return *r, true
+}
+
+// MatchRules resolves a rule pattern: an identity ("mbarrier/tx-mismatch")
+// or a family ("mbarrier" or "mbarrier/*"). It fails with the nearest
+// identities when nothing matches.
+func MatchRules(pattern string) ([]HazardKind, error) {
+	fam := strings.TrimSuffix(pattern, "/*")
+	var out []HazardKind
+	for _, r := range Rules() {
+		if string(r.ID) == pattern || strings.HasPrefix(string(r.ID), fam+"/") {
+			out = append(out, r.ID)
+		}
+	}
+	if len(out) == 0 {
+		var ids []string
+		for _, r := range Rules() {
+			ids = append(ids, string(r.ID))
+		}
+		if near := suggest.Nearest(pattern, ids, 3, 6); len(near) > 0 {
+			return nil, fmt.Errorf("no rule %q; did you mean %s? (tcsim run --rules lists them)", pattern, strings.Join(near, ", "))
+		}
+		return nil, fmt.Errorf("no rule %q (tcsim run --rules lists them)", pattern)
+	}
+	return out, nil
+}
+
+// RulePolicy says which findings are reported and how severe they are.
+// The zero value reports every rule at its own severity.
+type RulePolicy struct {
+	// Strict promotes portability notes to warnings.
+	Strict bool
+	// Allow silences rules: their findings are counted, not reported.
+	Allow map[HazardKind]bool
+}
+
+// Severity is the severity a finding of rule id is reported with, and
+// whether it is reported at all.
+func (p RulePolicy) Severity(id HazardKind, def Severity) (Severity, bool) {
+	if p.Allow[id] {
+		return def, false
+	}
+	if r, ok := rulesByID[id]; ok {
+		def = r.Severity
+	}
+	if p.Strict && def == SevNote {
+		def = SevWarning
+	}
+	return def, true
+}

@@ -1,0 +1,112 @@
+package sim
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestRulesDocumented checks that every rule identity declared in the
+// package has a documented entry in the rule table, and that the table is
+// well formed.
+func TestRulesDocumented(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	declared := map[HazardKind]string{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(af, func(n ast.Node) bool {
+			vs, ok := n.(*ast.ValueSpec)
+			if !ok {
+				return true
+			}
+			if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "HazardKind" {
+				return true
+			}
+			for i, name := range vs.Names {
+				if i < len(vs.Values) {
+					if bl, ok := vs.Values[i].(*ast.BasicLit); ok {
+						declared[HazardKind(strings.Trim(bl.Value, `"`))] = name.Name
+					}
+				}
+			}
+			return true
+		})
+	}
+	if len(declared) < 40 {
+		t.Fatalf("found only %d rule declarations", len(declared))
+	}
+	idRe := regexp.MustCompile(`^[a-z0-9]+/[a-z0-9-]+$`)
+	for id, name := range declared {
+		r, ok := LookupRule(id)
+		if !ok {
+			t.Errorf("%s (%s) has no entry in ruleTable", name, id)
+			continue
+		}
+		if !idRe.MatchString(string(id)) {
+			t.Errorf("%s: rule id %q is not family/name", name, id)
+		}
+		if r.ISA == "" || r.Summary == "" || len(r.Doc) < 40 {
+			t.Errorf("%s: incomplete documentation", id)
+		}
+	}
+	for _, r := range Rules() {
+		if _, ok := declared[r.ID]; !ok {
+			t.Errorf("rule %s is in the table but not declared", r.ID)
+		}
+	}
+}
+
+func TestRulePolicy(t *testing.T) {
+	var p RulePolicy
+	if s, ok := p.Severity(HzProxyCpAsync, SevError); !ok || s != SevNote {
+		t.Errorf("default: %v %v, want note", s, ok)
+	}
+	p.Strict = true
+	if s, _ := p.Severity(HzProxyCpAsync, SevError); s != SevWarning {
+		t.Errorf("strict: %v, want warning", s)
+	}
+	if s, _ := p.Severity(HzRace, SevWarning); s != SevError {
+		t.Errorf("the table's severity wins: %v", s)
+	}
+	p.Allow = map[HazardKind]bool{HzRace: true}
+	if _, ok := p.Severity(HzRace, SevError); ok {
+		t.Error("an allowed rule is reported")
+	}
+	ids, err := MatchRules("mbarrier")
+	if err != nil || len(ids) < 5 {
+		t.Errorf("family: %v %v", ids, err)
+	}
+	if _, err := MatchRules("mbarrier/tx-mismtch"); err == nil || !strings.Contains(err.Error(), "mbarrier/tx-mismatch") {
+		t.Errorf("did-you-mean: %v", err)
+	}
+}
+
+func TestSpans(t *testing.T) {
+	var s spans
+	s.add(10, 20)
+	s.add(30, 40)
+	s.add(20, 30)
+	s.add(5, 6)
+	s.add(100, 101)
+	s.add(0, 3)
+	if s.size() != 3+1+30+1 || len(s) != 4 {
+		t.Errorf("%v size %d", s, s.size())
+	}
+	if !s.overlaps(39, 50) || s.overlaps(40, 100) || !s.overlaps(0, 1) {
+		t.Errorf("overlaps wrong: %v", s)
+	}
+}
