@@ -48,8 +48,11 @@ type asyncOp struct {
 	tid     int
 	in      *Inst
 	issueVC []uint32
-	clock   uint32
 	run     func(op *asyncOp)
+	// the happens-before record of the shared memory it reads
+	hbRead *asyncRead
+	// armed phase of the mbarrier a copy completes on
+	armPhase uint64
 	wr, rd  []region
 	done    bool
 	desc    string
@@ -69,15 +72,18 @@ type AsyncOp struct {
 func (u *unit) issue(op *asyncOp) {
 	u.seqNo++
 	op.seq = u.seqNo
-	if u.race != nil && op.w != nil {
+	if u.race != nil && op.w != nil && op.issueVC == nil {
 		op.issueVC = u.race.issueVC(op.w)
-		op.clock = u.race.nextAgentClock(op.cta)
 	}
-	for _, g := range groupByCTA(op.wr) {
-		g[0].c.markInflight(g, true, op)
-	}
-	for _, g := range groupByCTA(op.rd) {
-		g[0].c.markInflight(g, false, op)
+	if u.race == nil {
+		// Without the happens-before checker, accesses to the regions of
+		// operations in flight are reported as the schedule exposes them.
+		for _, g := range groupByCTA(op.wr) {
+			g[0].c.markInflight(g, true, op)
+		}
+		for _, g := range groupByCTA(op.rd) {
+			g[0].c.markInflight(g, false, op)
+		}
 	}
 	if u.m.trace != nil {
 		u.m.trace.event(map[string]any{"event": "async.issue", "kind": op.kind.String(), "cta": op.cta.ID, "thread": op.tid, "pc": op.in.PC, "desc": op.desc})
@@ -125,11 +131,13 @@ func (u *unit) finishOp(op *asyncOp) {
 		return
 	}
 	op.done = true
-	for _, g := range groupByCTA(op.wr) {
-		g[0].c.unmarkInflight(op, true)
-	}
-	for _, g := range groupByCTA(op.rd) {
-		g[0].c.unmarkInflight(op, false)
+	if u.race == nil {
+		for _, g := range groupByCTA(op.wr) {
+			g[0].c.unmarkInflight(op, true)
+		}
+		for _, g := range groupByCTA(op.rd) {
+			g[0].c.unmarkInflight(op, false)
+		}
 	}
 	op.run(op)
 	u.progress++
@@ -204,12 +212,19 @@ func (u *unit) inFlight() []AsyncOp {
 }
 
 // in-flight shared-memory regions -----------------------------------------
+//
+// Without Options.Check, the regions an asynchronous operation in flight
+// writes or reads are kept as ranges (a few per operation), with a count
+// per 1 KiB block of shared memory so that an access far from every
+// operation costs one lookup.
 
 type inflightRef struct {
-	regs  []region
+	sp    spans
 	write bool
 	op    *asyncOp
 }
+
+const inflBlockShift = 10
 
 // markInflight marks regions of c's shared memory as written (or read) by
 // the in-flight operation op.
@@ -217,43 +232,39 @@ func (c *CTA) markInflight(regs []region, write bool, op *asyncOp) {
 	if len(regs) == 0 {
 		return
 	}
-	if c.inflW == nil {
-		c.inflW = make([]uint16, len(c.Smem))
-		c.inflR = make([]uint16, len(c.Smem))
+	if c.inflBlk == nil {
+		c.inflBlk = make([]uint16, (len(c.Smem)>>inflBlockShift)+1)
 	}
-	arr := c.inflR
-	if write {
-		arr = c.inflW
-	}
-	reported := false
+	ref := inflightRef{write: write, op: op}
 	for _, r := range regs {
-		for k := 0; k < r.n; k++ {
-			if write && !reported && c.inflR[int(r.off)+k] > 0 {
-				reported = true
-				other := c.inflightOp(r.off+uint32(k), false)
-				h := Hazard{Kind: HzAsyncSourceReuse, Severity: SevError, PC: op.in.PC, CTA: op.cta.ID, Warp: -1,
-					Msg:    fmt.Sprintf("%s overwrites shared bytes (from %#x) that an in-flight %s still reads", op.kind, int(r.off)+k, kindOf(other)),
+		ref.sp.add(r.off, r.off+uint32(r.n))
+	}
+	if write {
+		for _, x := range ref.sp {
+			if other, lo, ok := c.inflightAt(x.lo, x.hi, false); ok {
+				h := Hazard{Kind: HzAsyncSourceReuse, Severity: SevError, PC: op.in.PC, CTA: op.cta.ID, Warp: -1, Off: lo, Bytes: 1,
+					Msg:    fmt.Sprintf("%s overwrites shared bytes (from %#x) that an in-flight %s still reads", op.kind, lo, kindOf(other)),
 					Detail: "the buffer is refilled before the operation reading it is known to be complete (a missing wait_group, or a consumer release that comes too early)"}
-				if other != nil {
-					h.Related = c.u.m.Prog.pos(other.in)
-				}
+				h.Related = c.u.m.Prog.pos(other.in)
 				c.u.m.hazard(h)
+				break
 			}
-			if write && !reported && arr[int(r.off)+k] > 0 {
-				reported = true
-				other := c.inflightOp(r.off+uint32(k), true)
-				h := Hazard{Kind: HzAsyncOverlap, Severity: SevError, PC: op.in.PC, CTA: op.cta.ID, Warp: -1,
-					Msg:    fmt.Sprintf("%s writes shared bytes that another in-flight copy also writes (from %#x)", op.kind, int(r.off)+k),
+			if other, lo, ok := c.inflightAt(x.lo, x.hi, true); ok {
+				h := Hazard{Kind: HzAsyncOverlap, Severity: SevError, PC: op.in.PC, CTA: op.cta.ID, Warp: -1, Off: lo, Bytes: 1,
+					Msg:    fmt.Sprintf("%s writes shared bytes that another in-flight copy also writes (from %#x)", op.kind, lo),
 					Detail: "the two copies are both in flight, so which one lands last is undefined"}
-				if other != nil {
-					h.Related = c.u.m.Prog.pos(other.in)
-				}
+				h.Related = c.u.m.Prog.pos(other.in)
 				c.u.m.hazard(h)
+				break
 			}
-			arr[int(r.off)+k]++
 		}
 	}
-	c.inflight = append(c.inflight, inflightRef{regs: regs, write: write, op: op})
+	for _, x := range ref.sp {
+		for b := x.lo >> inflBlockShift; b <= (x.hi-1)>>inflBlockShift; b++ {
+			c.inflBlk[b]++
+		}
+	}
+	c.inflight = append(c.inflight, ref)
 	c.inflightN++
 }
 
@@ -263,13 +274,9 @@ func (c *CTA) unmarkInflight(op *asyncOp, write bool) {
 		if ref.op != op || ref.write != write {
 			continue
 		}
-		arr := c.inflR
-		if write {
-			arr = c.inflW
-		}
-		for _, r := range ref.regs {
-			for k := 0; k < r.n; k++ {
-				arr[int(r.off)+k]--
+		for _, x := range ref.sp {
+			for b := x.lo >> inflBlockShift; b <= (x.hi-1)>>inflBlockShift; b++ {
+				c.inflBlk[b]--
 			}
 		}
 		c.inflight = append(c.inflight[:i], c.inflight[i+1:]...)
@@ -278,19 +285,33 @@ func (c *CTA) unmarkInflight(op *asyncOp, write bool) {
 	}
 }
 
-// inflightOp finds an in-flight operation touching byte off.
-func (c *CTA) inflightOp(off uint32, write bool) *asyncOp {
+// inflightAt finds an in-flight operation writing (or reading) a byte of
+// [lo, hi), and the first such byte.
+func (c *CTA) inflightAt(lo, hi uint32, write bool) (*asyncOp, uint32, bool) {
+	if c.inflightN == 0 || lo >= hi {
+		return nil, 0, false
+	}
+	any := false
+	for b := lo >> inflBlockShift; b <= (hi-1)>>inflBlockShift && int(b) < len(c.inflBlk); b++ {
+		any = any || c.inflBlk[b] > 0
+	}
+	if !any {
+		return nil, 0, false
+	}
 	for _, ref := range c.inflight {
-		if ref.write != write {
+		if ref.write != write || !ref.sp.overlaps(lo, hi) {
 			continue
 		}
-		for _, r := range ref.regs {
-			if off >= r.off && int(off) < int(r.off)+r.n {
-				return ref.op
+		first := lo
+		for _, x := range ref.sp {
+			if x.hi > lo && x.lo < hi {
+				first = max(lo, x.lo)
+				break
 			}
 		}
+		return ref.op, first, true
 	}
-	return nil
+	return nil, 0, false
 }
 
 // smemHook checks a generic-proxy shared-memory access.
@@ -306,30 +327,25 @@ func (w *Warp) smemHook(in *Inst, lane int, sp ptx.Space, addr uint64, n int, wr
 	off := uint32(off64)
 	u := w.cta.u
 	if c.inflightN > 0 {
-		for k := 0; k < n; k++ {
-			if c.inflW[int(off)+k] > 0 {
-				op := c.inflightOp(off+uint32(k), true)
-				h := Hazard{Kind: HzAsyncEarlyRead, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << lane,
-					Msg:    fmt.Sprintf("%s of shared byte %#x while an in-flight %s is still writing it", rw(write), int(off)+k, kindOf(op)),
-					Detail: "the copy's completion must be observed (mbarrier wait, or the group's wait) before its destination is touched"}
-				if op != nil {
-					h.Related = u.m.Prog.pos(op.in)
-				}
+		hi := off + uint32(n)
+		if op, o, ok := c.inflightAt(off, hi, true); ok {
+			h := Hazard{Kind: HzAsyncEarlyRead, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << lane, Off: o, Bytes: 1,
+				Msg:    fmt.Sprintf("%s of shared byte %#x while an in-flight %s is still writing it", rw(write), o, kindOf(op)),
+				Detail: "the copy's completion must be observed (mbarrier wait, or the group's wait) before its destination is touched",
+				Related: u.m.Prog.pos(op.in)}
+			u.m.hazard(h)
+		} else if write {
+			if op, o, ok := c.inflightAt(off, hi, false); ok {
+				h := Hazard{Kind: HzAsyncSourceReuse, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << lane, Off: o, Bytes: 1,
+					Msg:    fmt.Sprintf("write of shared byte %#x while an in-flight %s still reads it", o, kindOf(op)),
+					Detail: "the source of an asynchronous read may only be reused after the operation is known to have read it",
+					Related: u.m.Prog.pos(op.in)}
 				u.m.hazard(h)
-				break
-			}
-			if write && c.inflR[int(off)+k] > 0 {
-				op := c.inflightOp(off+uint32(k), false)
-				h := Hazard{Kind: HzAsyncSourceReuse, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << lane,
-					Msg:    fmt.Sprintf("write of shared byte %#x while an in-flight %s still reads it", int(off)+k, kindOf(op)),
-					Detail: "the source of an asynchronous read may only be reused after the operation is known to have read it"}
-				if op != nil {
-					h.Related = u.m.Prog.pos(op.in)
-				}
-				u.m.hazard(h)
-				break
 			}
 		}
+	}
+	if write && c.srcTags != nil {
+		c.clearSource(off, n)
 	}
 	if write && len(c.mbars) > 0 {
 		for k := off &^ 7; k < off+uint32(n); k += 8 {
@@ -353,28 +369,19 @@ func kindOf(op *asyncOp) string {
 }
 
 // asyncReadCheck checks an async-proxy read of shared memory at issue
-// (wgmma, TMA store, tcgen05.mma operands): bytes still being written by an
-// in-flight copy, and (with the race detector) generic writes without
-// fence.proxy.async.
+// without the happens-before checker: bytes still being written by an
+// in-flight copy. (With Options.Check, raceState.asyncReadRegions decides
+// from the order instead.)
 func (w *Warp) asyncReadCheck(in *Inst, c *CTA, off uint32, n int, what string) {
 	u := w.cta.u
-	if c.inflightN > 0 {
-		for k := 0; k < n; k++ {
-			if c.inflW[int(off)+k] > 0 {
-				op := c.inflightOp(off+uint32(k), true)
-				h := Hazard{Kind: HzAsyncEarlyRead, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID,
-					Msg:    fmt.Sprintf("%s reads shared bytes from %#x that an in-flight %s has not finished writing", what, int(off)+k, kindOf(op)),
-					Detail: "the mbarrier wait that should cover the copy is missing, or waits on the wrong phase parity"}
-				if op != nil {
-					h.Related = u.m.Prog.pos(op.in)
-				}
-				u.m.hazard(h)
-				return
-			}
-		}
+	if u.race != nil || c.inflightN == 0 {
+		return
 	}
-	if u.race != nil {
-		u.race.asyncRead(w, in, c, off, n, what)
+	if op, o, ok := c.inflightAt(off, off+uint32(n), true); ok {
+		u.m.hazard(Hazard{Kind: HzAsyncEarlyRead, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Off: o, Bytes: 1,
+			Msg:     fmt.Sprintf("%s reads shared bytes from %#x that an in-flight %s has not finished writing", what, o, kindOf(op)),
+			Detail:  "the mbarrier wait that should cover the copy is missing, or waits on the wrong phase parity",
+			Related: u.m.Prog.pos(op.in)})
 	}
 }
 
@@ -398,7 +405,9 @@ func (c *CTA) checkExit() {
 		var pending *asyncOp
 		for _, g := range append([][]*asyncOp{bg.open}, bg.groups...) {
 			for _, op := range g {
-				if !op.done && pending == nil {
+				// in flight, or (checking the order) never waited for
+				unwaited := op.hbRead != nil && len(op.hbRead.releases) == 0
+				if (!op.done || unwaited) && pending == nil {
 					pending = op
 				}
 			}

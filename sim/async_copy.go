@@ -53,6 +53,9 @@ func decBulkWait(d *decoder) error {
 				b.groups = b.groups[1:]
 				for _, op := range g {
 					u.completeWhere(func(x *asyncOp) bool { return x == op })
+					if u.race != nil && op.hbRead != nil {
+						u.race.releaseByWarp(op.hbRead, w)
+					}
 				}
 			}
 		})
@@ -111,11 +114,19 @@ func decBulk(d *decoder) error {
 				var srcBytes []byte
 				var sc *CTA
 				var soff uint32
+				var issueVC []uint32
+				if u.race != nil {
+					issueVC = u.race.issueVC(w)
+				}
+				var srcRead *asyncRead
 				if srcSpace.Base() == ptx.SpaceShared {
 					if sc, soff, ok = w.sharedAddr(in, ptx.SpaceSharedCTA, src, size, l); !ok {
 						return
 					}
 					w.asyncReadCheck(in, sc, soff, size, "cp.async.bulk")
+					if u.race != nil {
+						srcRead = u.race.asyncReadRegions(issueVC, in, sc, w.ID, 1<<l, nil, soff, size, "cp.async.bulk", w)
+					}
 				} else if srcBytes = w.mem(in, ptx.SpaceGlobal, src, size, l, false); srcBytes == nil {
 					return
 				}
@@ -134,7 +145,7 @@ func decBulk(d *decoder) error {
 						}
 					}
 				}
-				op := &asyncOp{kind: akBulkLoad, cta: w.cta, w: w, lane: l, tid: tid, in: in,
+				op := &asyncOp{kind: akBulkLoad, cta: w.cta, w: w, lane: l, tid: tid, in: in, issueVC: issueVC, hbRead: srcRead,
 					desc: fmt.Sprintf("%d bytes → shared %#x, mbarrier %#x", size, off, moff)}
 				for _, tc := range targets {
 					op.wr = append(op.wr, region{tc, off, size})
@@ -142,27 +153,40 @@ func decBulk(d *decoder) error {
 				if sc != nil {
 					op.rd = []region{{sc, soff, size}}
 				}
+				barrierOf := func(tc *CTA) *mbarrier {
+					if bi.multicast {
+						return tc.mbars[moff]
+					}
+					return mc.mbars[moff]
+				}
+				phases := make([]uint64, len(targets))
+				for i, tc := range targets {
+					if mb := barrierOf(tc); mb != nil && mb.live {
+						phases[i] = mb.copyIssued(w, in, tid, int64(size), mb.cta == w.cta)
+						if u.race != nil {
+							u.race.mbarInitCheck(w, in, mb, issueVC)
+							u.race.asyncWriteIssue(op, tc, off, size, issueVC, mb, phases[i])
+						}
+					}
+				}
 				op.run = func(op *asyncOp) {
 					data := srcBytes
 					if sc != nil {
 						data = sc.Smem[soff : soff+uint32(size)]
 					}
-					for _, tc := range targets {
+					for i, tc := range targets {
 						copy(tc.Smem[off:off+uint32(size)], data)
-						if u.race != nil {
-							u.race.asyncWrite(tc, off, size, op.issueVC, op.clock, in.PC)
-						}
-						target := mc
-						if bi.multicast {
-							target = tc
-						}
-						if mb := target.mbars[moff]; mb != nil && mb.live {
+						if mb := barrierOf(tc); mb != nil && mb.live {
 							if u.race != nil {
-								u.race.mbarAsyncArrive(mb, u.race.agentVC(op.cta, op.issueVC, op.clock))
+								e := u.race.mbarEpoch(mb, in.PC, ekCopy)
+								u.race.asyncWriteDone(op, tc, e)
+								op.hbRead.release(e)
+								u.race.mbarAsyncArrive(mb, op.issueVC, in.PC)
 							}
+							mb.copyLanded(in.PC, phases[i])
 							mb.completeTx(in, int64(size))
 						} else {
-							u.m.hazard(Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: target.ID, Warp: -1,
+							u.m.hazard(Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
 								Msg: fmt.Sprintf("a bulk copy completes on the mbarrier at %#x, which is not initialized", moff)})
 						}
 					}
@@ -181,6 +205,10 @@ func decBulk(d *decoder) error {
 			w.asyncReadCheck(in, c, off, size, "a bulk store")
 			op := &asyncOp{kind: akBulkStore, cta: w.cta, w: w, lane: l, tid: tid, in: in, rd: []region{{c, off, size}},
 				desc: fmt.Sprintf("shared %#x → global %#x (%d bytes)", off, dst, size)}
+			if u.race != nil {
+				op.issueVC = u.race.issueVC(w)
+				op.hbRead = u.race.asyncReadRegions(op.issueVC, in, c, w.ID, 1<<l, nil, off, size, "bulk store", w)
+			}
 			op.run = func(op *asyncOp) { copy(g, c.Smem[off:off+uint32(size)]) }
 			w.cta.bulkGroups(tid).add(op)
 			u.issue(op)
@@ -257,11 +285,15 @@ func decCpAsync(d *decoder) error {
 				for k := n; k < size; k++ {
 					d[k] = 0
 				}
-				if u.race != nil {
-					u.race.access(w, in, l, c, off, size, true)
+				if c.srcTags != nil {
+					c.tagSource(off, size, src, n)
 				}
 			}
 			w.cta.cpGroups(tid).open = append(w.cta.cpGroups(tid).open, op)
+			if u.race != nil {
+				op.issueVC = u.race.issueVC(w)
+				u.race.asyncWriteIssue(op, c, off, size, op.issueVC, nil, 0)
+			}
 			u.issue(op)
 		}
 	}
@@ -308,6 +340,11 @@ func decCpAsyncWait(all bool) decodeFn {
 				}
 				for _, op := range done {
 					u.completeWhere(func(x *asyncOp) bool { return x == op })
+					if u.race != nil {
+						// the writes are complete, and visible to this thread, here
+						e := epoch{slot: int32(w.uid), clock: u.race.vc[w.uid][w.uid], pc: int32(op.in.PC), kind: ekCpAsync, lane: int8(l)}
+						u.race.asyncWriteDone(op, op.cta, e)
+					}
 				}
 			})
 		}
@@ -339,9 +376,27 @@ func decCpAsyncArrive(d *decoder) error {
 			}
 			tid := 32*w.ID + l
 			op := &asyncOp{kind: akCpAsyncArrive, cta: w.cta, w: w, lane: l, tid: tid, in: in, desc: fmt.Sprintf("arrive on mbarrier %#x", off)}
+			// the thread's cp.async writes still in flight complete with
+			// this arrival
+			var writes []*asyncOp
+			if u.race != nil {
+				g := w.cta.cpGroups(tid)
+				for _, gr := range append(g.groups, g.open) {
+					for _, x := range gr {
+						if u.race.pendingOf(x) {
+							writes = append(writes, x)
+						}
+					}
+				}
+			}
 			op.run = func(op *asyncOp) {
-				if u.race != nil && op.issueVC != nil {
-					u.race.mbarAsyncArrive(mb, op.issueVC)
+				if u.race != nil {
+					e := u.race.mbarEpoch(mb, in.PC, ekCpAsync)
+					for _, x := range writes {
+						e.pc = int32(x.in.PC)
+						u.race.asyncWriteDone(x, x.cta, e)
+					}
+					u.race.mbarAsyncArrive(mb, op.issueVC, in.PC)
 				}
 				mb.asyncArrive(in.PC, 1)
 			}
@@ -398,7 +453,8 @@ func decStAsync(d *decoder) error {
 			}
 			if mb := mc.mbars[moff]; mb != nil && mb.live {
 				if u.race != nil {
-					u.race.mbarArrive(w, mb)
+					u.race.access(w, in, l, c, off, es*n, true)
+					u.race.mbarArrive(w, mb, in.PC)
 				}
 				mb.completeTx(in, int64(es*n))
 			} else {

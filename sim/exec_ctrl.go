@@ -436,6 +436,9 @@ func decWarpSync(d *decoder) error {
 				CTA: w.cta.ID, Warp: w.ID, Lanes: m,
 				Msg: fmt.Sprintf("bar.warp.sync membermask %#08x names lanes %#08x that are not executing it here (divergent)", mm, missing)})
 		}
+		if r := w.cta.u.race; r != nil {
+			r.warpSync(w)
+		}
 	}
 	return nil
 }

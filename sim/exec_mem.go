@@ -148,7 +148,16 @@ func (w *Warp) memLanes(in *Inst, m uint32, total int, write bool, body func(l i
 
 func execLd(w *Warp, in *Inst, m uint32) {
 	mi := in.ext.(*memInfo)
+	prov := w.cta.u.race != nil && w.cta.u.m.Prog.hasWgmma || w.cta.u.race != nil && w.cta.u.m.Prog.hasTcgen05
 	w.memLanes(in, m, mi.esize*mi.n, false, func(l int, b []byte) {
+		if prov {
+			defer func() {
+				addr := w.src(&in.src[0], 0)[l] + uint64(in.src[0].Off)
+				if ms, a := resolve(in.space, addr); ms == msGlobal {
+					w.noteLoad(in, l, a, mi)
+				}
+			}()
+		}
 		for k := 0; k < mi.n; k++ {
 			dst := &in.dst[k]
 			if dst.K == oSink {
@@ -207,7 +216,13 @@ func decSt(d *decoder) error {
 
 func execSt(w *Warp, in *Inst, m uint32) {
 	mi := in.ext.(*memInfo)
+	prov := w.prov != nil
 	w.memLanes(in, m, mi.esize*mi.n, true, func(l int, b []byte) {
+		if prov {
+			if c, off, ok := w.sharedOffset(in.space, w.src(&in.src[0], 0)[l]+uint64(in.src[0].Off)); ok {
+				w.noteStore(in, l, c, off, mi)
+			}
+		}
 		for k := 0; k < mi.n; k++ {
 			o := &in.src[1+k]
 			eb := b[k*mi.esize : (k+1)*mi.esize]

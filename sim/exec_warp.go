@@ -23,6 +23,14 @@ func decFence(d *decoder) error {
 		}
 		return nil
 	}
+	if x.Has("mbarrier_init") {
+		d.in.fn = func(w *Warp, in *Inst, m uint32) {
+			if r := w.cta.u.race; r != nil {
+				r.mbarInitFence(w)
+			}
+		}
+		return nil
+	}
 	return decNop(d)
 }
 

@@ -596,11 +596,13 @@ type CTA struct {
 	cpasync           []*cpAsyncGroups
 	agent             int // VC slot of this CTA's async proxy
 	exitedHazardsDone bool
-	// shared bytes an in-flight async operation writes (inflW) or reads
-	inflW, inflR []uint16
-	inflight     []inflightRef
-	inflightN    int
+	// shared-memory ranges in-flight async operations write or read
+	// (without Options.Check), and their count per 1 KiB block
+	inflight  []inflightRef
+	inflightN int
+	inflBlk   []uint16
 	tags         []elemTag // per shared byte: the tensor element a TMA copy put there
+	srcTags      []uint64  // per shared byte: the global address it was copied or stored from (provenance.go)
 	tcgenIssued  int       // tcgen05 operations issued so far
 }
 
@@ -637,6 +639,9 @@ func (m *Machine) newUnit(ids [][3]int) *unit {
 		c.cpasync = make([]*cpAsyncGroups, m.threadsPerCTA)
 		if m.Opts.Check {
 			c.tags = make([]elemTag, len(c.Smem))
+			if m.Prog.hasWgmma || m.Prog.hasTcgen05 {
+				c.srcTags = make([]uint64, len(c.Smem))
+			}
 		}
 		u.ctas = append(u.ctas, c)
 	}
@@ -770,6 +775,18 @@ func (u *unit) deadlock() error {
 		h.Kind = HzMbarPhase
 		h.Msg = "mbarrier wait on a phase that can never complete: no thread or copy is left to arrive on the barrier"
 		h.Detail += "\na wait on parity p succeeds once the phase of parity p has completed; waiting on the parity of the current (incomplete) phase with nothing left to arrive hangs forever"
+	}
+	for _, w := range u.warps {
+		if w.state != warpDone && w.wait.kind == waitMbar {
+			// the warps stuck on an mbarrier are the cause; the others
+			// wait for them
+			if !allMbar {
+				h.Kind = HzMbarPhase
+				h.Msg = "mbarrier wait on a phase that can never complete"
+			}
+			u.mbarStuck(w, &h)
+			break
+		}
 	}
 	u.m.hazard(h)
 	return &DeadlockError{Msg: b.String()}

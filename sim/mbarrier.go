@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/tcsim/tcsim/isa/ptx"
 )
@@ -20,6 +21,89 @@ type mbarrier struct {
 	phase    uint64
 	initPC   int
 	lastPC   int // last instruction that changed it
+	// per-phase accounting, for naming the cause of a phase that never
+	// completes or completes early: arrivals so far, and the tx bytes
+	// armed by expect_tx and sent by copies, per phase (recent phases)
+	arrived int64
+	txAcct  map[uint64]*txAccount
+	arms    map[int]armRec // per thread: its last expect_tx
+	hb      *mbarHB        // happens-before state (Options.Check)
+}
+
+// txAccount is one phase's tx bytes: armed by expect_tx and sent by the
+// copies issued for the phase.
+type txAccount struct {
+	armed, sent int64
+	armPC       int
+	copyPC      int
+	reported    bool
+}
+
+// armRec is a thread's last expect_tx on a barrier.
+type armRec struct {
+	pc    int
+	phase uint64
+}
+
+func (mb *mbarrier) account(phase uint64) *txAccount {
+	if mb.txAcct == nil {
+		mb.txAcct = map[uint64]*txAccount{}
+	}
+	a := mb.txAcct[phase]
+	if a == nil {
+		a = &txAccount{armPC: -1, copyPC: -1}
+		mb.txAcct[phase] = a
+		delete(mb.txAcct, phase-8)
+	}
+	return a
+}
+
+// armedPhase is the phase a copy issued by thread tid completes on: that
+// of the thread's last expect_tx on the barrier, or the phase in progress.
+func (mb *mbarrier) armedPhase(tid int, own bool) uint64 {
+	if a, ok := mb.arms[tid]; ok && own && a.phase+1 >= mb.phase {
+		return a.phase
+	}
+	return mb.phase
+}
+
+// copyIssued accounts the bytes of a copy issued by thread tid for its
+// armed phase, and reports a copy issued for a phase that already
+// completed: the expect_tx armed fewer bytes than the copies deliver.
+func (mb *mbarrier) copyIssued(w *Warp, in *Inst, tid int, bytes int64, own bool) uint64 {
+	ph := mb.armedPhase(tid, own)
+	a := mb.account(ph)
+	a.sent += bytes
+	a.copyPC = in.PC
+	if ph < mb.phase {
+		mb.txEarly(in.PC, ph, w)
+	}
+	return ph
+}
+
+// copyLanded reports a copy that lands after the phase it was issued for
+// completed.
+func (mb *mbarrier) copyLanded(pc int, ph uint64) {
+	if ph < mb.phase {
+		mb.txEarly(pc, ph, nil)
+	}
+}
+
+func (mb *mbarrier) txEarly(pc int, ph uint64, w *Warp) {
+	a := mb.account(ph)
+	if a.reported || a.armPC < 0 {
+		return
+	}
+	a.reported = true
+	m := mb.cta.u.m
+	h := Hazard{Kind: HzMbarTxMismatch, PC: pc, CTA: mb.cta.ID, Warp: -1,
+		Msg: fmt.Sprintf("expect_tx armed phase %d of the mbarrier at %#x with %d bytes, but the copies issued for that phase deliver %d bytes: the phase completes before every copy has landed", ph, mb.addr, a.armed, a.sent),
+		Detail: "the consumers are released when the armed bytes have arrived and read the rest of the tile before it lands; the extra bytes complete on the next phase",
+		Cause:  m.Prog.pos(&m.Prog.Insts[a.armPC])}
+	if w != nil {
+		h.CTA, h.Warp = w.cta.ID, w.ID
+	}
+	m.hazard(h)
 }
 
 const mbarMaxCount = 1<<20 - 1
@@ -134,17 +218,20 @@ func execMbar(w *Warp, in *Inst, m uint32) {
 			putLE(c.Smem[off:off+8], uint64(count))
 			if u.race != nil {
 				u.race.access(w, in, l, c, off, 8, true)
+				u.race.mbarInit(w, in, l, mb)
 			}
 		case "inval":
 			mb.live = false
 		case "expect_tx":
 			mb.expectTx(w, in, l, arg(1))
+			mb.arm(w, in, l, arg(1))
 		case "complete_tx":
 			mb.completeTx(in, arg(1))
 		case "arrive", "arrive_drop":
 			count := int64(1)
 			if mi.expectTx {
 				mb.expectTx(w, in, l, arg(1))
+				mb.arm(w, in, l, arg(1))
 			} else if len(in.src) > 1 {
 				count = arg(1)
 			}
@@ -156,7 +243,7 @@ func execMbar(w *Warp, in *Inst, m uint32) {
 			}
 			token := mb.phase<<32 | uint64(uint32(mb.pending-count))
 			if u.race != nil {
-				u.race.mbarArrive(w, mb)
+				u.race.mbarArrive(w, mb, in.PC)
 			}
 			mb.arrive(w, in, l, count, !mi.noComp)
 			if in.dst[0].K == oReg {
@@ -167,6 +254,20 @@ func execMbar(w *Warp, in *Inst, m uint32) {
 	}
 	if mi.op == "init" || mi.op == "arrive" {
 		u.progress++
+	}
+}
+
+// arm notes an expect_tx of n bytes by lane l of w for the phase in
+// progress.
+func (mb *mbarrier) arm(w *Warp, in *Inst, l int, n int64) {
+	if mb.arms == nil {
+		mb.arms = map[int]armRec{}
+	}
+	mb.arms[32*w.ID+l] = armRec{pc: in.PC, phase: mb.phase}
+	a := mb.account(mb.phase)
+	a.armed += n
+	if a.armPC < 0 {
+		a.armPC = in.PC
 	}
 }
 
@@ -181,11 +282,13 @@ func (mb *mbarrier) expectTx(w *Warp, in *Inst, l int, n int64) {
 // arrive counts arrivals and completes the phase when nothing is pending.
 func (mb *mbarrier) arrive(w *Warp, in *Inst, l int, count int64, canComplete bool) {
 	mb.pending -= count
+	mb.arrived += count
 	if mb.pending < 0 {
 		m := mb.cta.u.m
 		m.hazard(Hazard{Kind: HzMbarUnderflow, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
-			Msg:    fmt.Sprintf("mbarrier at %#x: %d more arrivals than its expected count %d in phase %d", mb.addr, -mb.pending, mb.expected, mb.phase),
-			Detail: "an arrival underflow is undefined behavior: the phase completed early and the extra arrival leaks into the next phase"})
+			Msg:    fmt.Sprintf("mbarrier at %#x: mbarrier.init set %d arrivals per phase, but phase %d gets at least %d", mb.addr, mb.expected, mb.phase, mb.arrived),
+			Detail: "an arrival underflow is undefined behavior: the phase completed early and the extra arrival leaks into the next phase",
+			Cause:  m.Prog.pos(&m.Prog.Insts[mb.initPC])})
 		mb.pending = 0
 	}
 	if canComplete {
@@ -197,9 +300,12 @@ func (mb *mbarrier) arrive(w *Warp, in *Inst, l int, count int64, canComplete bo
 // cp.async.mbarrier.arrive).
 func (mb *mbarrier) asyncArrive(pc int, count int64) {
 	mb.pending -= count
+	mb.arrived += count
 	if mb.pending < 0 {
-		mb.cta.u.m.hazard(Hazard{Kind: HzMbarUnderflow, Severity: SevError, PC: pc, CTA: mb.cta.ID, Warp: -1,
-			Msg: fmt.Sprintf("mbarrier at %#x: an asynchronous arrival exceeds its expected count %d in phase %d", mb.addr, mb.expected, mb.phase)})
+		m := mb.cta.u.m
+		m.hazard(Hazard{Kind: HzMbarUnderflow, Severity: SevError, PC: pc, CTA: mb.cta.ID, Warp: -1,
+			Msg:   fmt.Sprintf("mbarrier at %#x: an asynchronous arrival exceeds the %d arrivals per phase that mbarrier.init set (phase %d)", mb.addr, mb.expected, mb.phase),
+			Cause: m.Prog.pos(&m.Prog.Insts[mb.initPC])})
 		mb.pending = 0
 	}
 	mb.tryComplete()
@@ -219,6 +325,7 @@ func (mb *mbarrier) tryComplete() {
 	if mb.pending == 0 && mb.tx == 0 && mb.live {
 		mb.phase++
 		mb.pending = mb.expected
+		mb.arrived = 0
 		u := mb.cta.u
 		u.progress++
 		if u.race != nil {
@@ -288,11 +395,19 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 		w.tcSynced()
 	}
 	if u.race != nil {
+		var seen []*mbarrier
 		for mm := res; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			mb, _, _, _ := w.mbarAt(in, l, false)
-			if mb != nil {
-				u.race.mbarAcquire(w, mb)
+			if mb == nil || slices.Contains(seen, mb) {
+				continue
+			}
+			seen = append(seen, mb)
+			v := w.src(&in.src[1], 1)[l]
+			if mi.parity {
+				u.race.mbarAcquire(w, in, mb, int(v&1), false, 0)
+			} else {
+				u.race.mbarAcquire(w, in, mb, 0, true, v>>32)
 			}
 		}
 	}
@@ -303,4 +418,78 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 
 func decPendingCount(d *decoder) error {
 	return d.set1(ptx.B64, func(a uint64) uint64 { return a & 0xFFFFFFFF })
+}
+
+// mbarStuck names the cause of a deadlock in which warp w waits on an
+// mbarrier: the expect_tx whose bytes never arrive, the mbarrier.init
+// whose count the arrivals never reach, a lapped waiter, or the wait's
+// parity.
+func (u *unit) mbarStuck(w *Warp, h *Hazard) {
+	if len(w.wait.mbar) == 0 {
+		return
+	}
+	mw := w.wait.mbar[0]
+	mb := mw.cta.mbars[mw.addr]
+	if mb == nil || !mb.live {
+		return
+	}
+	m := u.m
+	pos := func(pc int) ptx.Position {
+		if pc < 0 || pc >= len(m.Prog.Insts) {
+			return ptx.Position{}
+		}
+		return m.Prog.pos(&m.Prog.Insts[pc])
+	}
+	wantPhase := mb.phase // a parity wait of the current phase's parity waits for it
+	if mw.token {
+		wantPhase = mw.phase
+	}
+	switch {
+	case mb.tx > 0:
+		a := mb.account(mb.phase)
+		h.Kind = HzMbarTxMismatch
+		h.Msg = fmt.Sprintf("phase %d of the mbarrier at %#x never completes: expect_tx armed %d bytes, but the copies issued for it deliver %d (%d bytes never arrive)", mb.phase, mb.addr, a.armed, a.sent, mb.tx)
+		h.Cause = pos(a.armPC)
+		h.Related = pos(a.copyPC)
+		h.Detail = "announce exactly the bytes the copies deliver (box bytes × copies); the waiters below hang\n" + h.Detail
+	case mb.pending > 0 && mb.arrived > 0:
+		h.Kind = HzMbarArrivals
+		h.Msg = fmt.Sprintf("phase %d of the mbarrier at %#x never completes: mbarrier.init set %d arrivals per phase, and only %d arrived", mb.phase, mb.addr, mb.expected, mb.arrived)
+		h.Cause = pos(mb.initPC)
+		h.Related = pos(mb.lastPC)
+		h.Detail = "make the init count equal the number of arriving threads per phase; the waiters below hang\n" + h.Detail
+	default:
+		intended := int64(-2)
+		if r := u.race; r != nil && !mw.token {
+			hb := r.mbarState(mb)
+			known := int64(get(r.vc[w.uid], hb.slot))
+			k := known - 1
+			if uint32(k&1) != mw.parity&1 {
+				k++
+			}
+			intended = k
+		}
+		if intended >= 0 && uint64(intended) < mb.phase {
+			h.Kind = HzMbarLapped
+			h.Msg = fmt.Sprintf("phase lapping: warp %d waits for phase %d of the mbarrier at %#x (parity %d), but the barrier has completed phases %d-%d since: the parity wait now waits for phase %d, which nothing will complete",
+				w.ID, intended, mb.addr, mw.parity, intended, int64(mb.phase)-1, wantPhase)
+			h.Detail = "nothing bounds the producer relative to this waiter: the waiter must release each phase before the next can complete\n" + h.Detail
+		} else {
+			done := "no phase has completed"
+			switch mb.phase {
+			case 0:
+			case 1:
+				done = "phase 0 completed"
+			default:
+				done = fmt.Sprintf("phases 0-%d completed", mb.phase-1)
+			}
+			h.Msg = fmt.Sprintf("mbarrier wait for phase %d (parity %d) of the mbarrier at %#x, which can never complete: %s and no thread or copy is left to arrive", wantPhase, mw.parity, mb.addr, done)
+		}
+		h.PC = w.wait.pc
+		if h.PC <= 0 {
+			if in := w.currentInst(); in != nil {
+				h.PC = in.PC
+			}
+		}
+	}
 }

@@ -20,6 +20,8 @@ var recorded = []struct {
 	{"attention_step_exact", false, ""},
 	{"epilogue_stmatrix", false, ""},
 	{"attention_step", true, ""},
+	{"stage_ldshared", false, ""},
+	{"warp_transpose", false, ""},
 	// TMA into destinations off the swizzle repeat (8 offsets x 3 modes).
 	{"tma_swizzle_phase_128B", false, HzTmaSwizzleAlign},
 	{"tma_swizzle_phase_64B", false, HzTmaSwizzleAlign},

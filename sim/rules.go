@@ -162,7 +162,7 @@ var ruleTable = []Rule{
 		"cp.async.bulk needs 16-byte aligned addresses and sizes; TMA shared-memory destinations need 128-byte alignment; cp.async needs addresses aligned to its size."},
 	{HzTmaSwizzleAlign, SevWarning, "5.5.7 (swizzling modes), " + isaBulk, "a swizzled TMA destination is not aligned to the swizzle's repeat",
 		"TMA swizzles by absolute shared address (measured on the H100); a destination not aligned to the pattern's repeat starts mid-pattern, which a wgmma descriptor with base offset 0 reads correctly but a layout that assumes an aligned start does not."},
-	{HzTensorMap, SevError, "5.5.8 (tensor maps), 9.7.9.25, 9.7.9.27 (prefetch.tensormap)", "a TMA instruction or prefetch.tensormap names bytes that are not a tensor map the driver encoded",
+	{HzTensorMap, SevWarning, "5.5.8 (tensor maps), 9.7.9.25, 9.7.9.27 (prefetch.tensormap)", "a TMA instruction or prefetch.tensormap names bytes that are not a tensor map the driver encoded",
 		"The 128 bytes a tensor-map address points to must be a CUtensorMap written by cuTensorMapEncode* (passed as a __grid_constant__ parameter or copied to global memory with a proxy fence). Other bytes make the copy engine read garbage or fault."},
 	{HzAsyncOverlap, SevError, isaBulk, "two asynchronous copies write the same shared bytes without ordering",
 		"Two copies in flight at once write the same bytes: which lands last is undefined."},

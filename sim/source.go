@@ -127,7 +127,7 @@ func inlinedAt(extra string) (f, l, c int, ok bool) {
 // the file as the compiler saw it (often an absolute path on another
 // machine); the reader tries that path, then the file's base name in Dirs
 // and in the PTX file's directory and its parents (up to three levels,
-// also under programs/ and src/).
+// also under programs/, src/ and kernels/).
 type SourceReader struct {
 	Dirs  []string
 	PTX   string // the kernel's PTX path
@@ -165,10 +165,15 @@ func (r *SourceReader) load(file string) []string {
 		cands = append(cands, filepath.Join(d, base))
 	}
 	if r.PTX != "" {
-		d := filepath.Dir(r.PTX)
-		for i := 0; i < 4; i++ {
-			cands = append(cands, filepath.Join(d, base), filepath.Join(d, "programs", base), filepath.Join(d, "src", base))
-			d = filepath.Dir(d)
+		abs, err := filepath.Abs(r.PTX)
+		if err == nil {
+			d := filepath.Dir(abs)
+			for i := 0; i < 4; i++ {
+				for _, sub := range []string{"", "programs", "src", "kernels"} {
+					cands = append(cands, filepath.Join(d, sub, base))
+				}
+				d = filepath.Dir(d)
+			}
 		}
 	}
 	for _, c := range cands {

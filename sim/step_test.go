@@ -99,7 +99,7 @@ func TestStepperStopOnHazard(t *testing.T) {
 func TestStepperTcgen05(t *testing.T) {
 	m := loadLaunch(t, "tcgen05_gemm", Options{})
 	st := m.NewStepper()
-	if err := st.BreakLine(558); err != nil { // the epilogue's tcgen05.ld
+	if err := st.BreakLine(611); err != nil { // the epilogue's tcgen05.ld
 		t.Fatal(err)
 	}
 	if _, err := st.Run(0); err != nil {

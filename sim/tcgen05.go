@@ -29,6 +29,7 @@ type tmemState struct {
 	relinquish bool
 	ctaGroup   string
 	pendingW   []uint16 // per cell: in-flight MMAs writing it
+	written    []bool   // per cell: written (mma, st, cp) since its allocation
 }
 
 type tmemAlloc struct {
@@ -39,7 +40,8 @@ type tmemAlloc struct {
 
 func (c *CTA) tmemState() *tmemState {
 	if c.tmem == nil {
-		c.tmem = &tmemState{cells: make([]uint32, tmemLanes*tmemCols), allocs: map[uint32]tmemAlloc{}, pendingW: make([]uint16, tmemLanes*tmemCols)}
+		c.tmem = &tmemState{cells: make([]uint32, tmemLanes*tmemCols), allocs: map[uint32]tmemAlloc{}, pendingW: make([]uint16, tmemLanes*tmemCols),
+			written: make([]bool, tmemLanes*tmemCols)}
 	}
 	return c.tmem
 }
@@ -228,6 +230,9 @@ func execTcAlloc(w *Warp, in *Inst, m uint32) {
 	}
 	for k := col; k < col+n; k++ {
 		t.used[k] = true
+		for lane := 0; lane < tmemLanes; lane++ {
+			t.written[lane*tmemCols+k] = false
+		}
 	}
 	t.allocs[uint32(col)] = tmemAlloc{col: col, n: n, pc: in.PC, warp: w.ID}
 	dst := w.addrOf(&in.src[0], l, 0)
@@ -443,11 +448,30 @@ func execTcMma(w *Warp, in *Inst, m uint32) {
 			return row
 		}
 		op := &asyncOp{kind: akTcgenMMA, cta: c, w: w, lane: l, tid: 32*w.ID + l, in: in, rd: rd}
+		if u.race != nil {
+			op.issueVC = u.race.issueVC(w)
+			chunks := make([]uint32, 0, len(rd))
+			for _, r := range rd {
+				chunks = append(chunks, r.off)
+			}
+			op.hbRead = u.race.asyncReadRegions(op.issueVC, in, c, w.ID, 1<<l, chunks, 0, 0, "tcgen05.mma", w)
+			u.race.tcRead(c, op.tid, op.hbRead)
+		}
+		uninit := 0
 		for r := 0; r < M; r++ {
 			base := lanes(r)*tmemCols + dCol
 			for n := 0; n < N; n++ {
 				t.pendingW[base+n]++
+				if enable && !t.written[base+n] {
+					uninit++
+				}
+				t.written[base+n] = true
 			}
+		}
+		if uninit > 0 {
+			mach.hazard(Hazard{Kind: HzTmemUninit, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
+				Msg:    fmt.Sprintf("tcgen05.mma accumulates (enable-input-d true) into %d TMEM cells of columns [%d, %d) that nothing wrote since tcgen05.alloc: the product is added to garbage", uninit, dCol, dCol+N),
+				Detail: "freshly allocated Tensor Memory is not zeroed: run the first MMA of the tile with enable-input-d false, or write the accumulator (tcgen05.st, tcgen05.cp) first"})
 		}
 		an, bn, dn := dp.A.Name, dp.B.Name, dp.C.Name
 		op.desc = fmt.Sprintf("M=%d N=%d K=%d %s×%s→%s into TMEM column %d", M, N, K, an, bn, dn, dCol)
@@ -475,11 +499,13 @@ func execTcMma(w *Warp, in *Inst, m uint32) {
 					a[i] = readBits(c.Smem, ba, ab)
 				}
 				c.layoutCheck(aTab, M, K, id.TransposeA, in, "A", desc.DecodeTCGen05Smem(aVal).Swizzle())
+				c.provenanceCheck(aTab, M, K, ab, in, "A")
 			}
 			for i, ba := range bTab.addrs {
 				b[i] = readBits(c.Smem, ba, bb)
 			}
 			c.layoutCheck(bTab, N, K, id.TransposeB, in, "B", desc.DecodeTCGen05Smem(bDesc).Swizzle())
+			c.provenanceCheck(bTab, N, K, bb, in, "B")
 			if enable {
 				for r := 0; r < M; r++ {
 					base := lanes(r)*tmemCols + dCol
@@ -543,9 +569,19 @@ func decTcCommit(d *decoder) error {
 			w.tcSinceBefore = false // the commit is the synchronization of the async work
 			tid := 32*w.ID + l
 			op := &asyncOp{kind: akTcgenCommit, cta: w.cta, w: w, lane: l, tid: tid, in: in, desc: fmt.Sprintf("arrive on mbarrier %#x", off)}
+			// the shared-memory reads of the thread's tcgen05 operations are
+			// released by this arrival
+			var reads []*asyncRead
+			if u.race != nil {
+				reads = u.race.tcCommit(w.cta, tid)
+			}
 			op.run = func(op *asyncOp) {
-				if u.race != nil && op.issueVC != nil {
-					u.race.mbarAsyncArrive(mb, u.race.agentVC(op.cta, op.issueVC, op.clock))
+				if u.race != nil {
+					e := u.race.mbarEpoch(mb, in.PC, ekGeneric)
+					for _, a := range reads {
+						a.release(e)
+					}
+					u.race.mbarAsyncArrive(mb, op.issueVC, in.PC)
 				}
 				mb.asyncArrive(in.PC, 1)
 			}

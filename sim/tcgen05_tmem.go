@@ -163,8 +163,9 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 			p.vals[f.reg][l] = uint64(t.cells[idx])
 		})
 		if mach.Opts.Schedule == Eager {
+			// the values land now, but the registers stay undefined for
+			// the checker until tcgen05.wait::ld
 			w.applyTcld(p)
-			return
 		}
 		w.tcld = append(w.tcld, p)
 		w.markTcld()
@@ -172,6 +173,7 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 	}
 	cells(func(l int, f fragCell, idx int) {
 		t.cells[idx] = uint32(w.src(&li.regs[f.reg], 1)[l])
+		t.written[idx] = true
 	})
 }
 
@@ -331,6 +333,20 @@ func decTcCp(d *decoder) error {
 			}
 			op := &asyncOp{kind: akTcgenCp, cta: c, w: w, lane: l, tid: 32*w.ID + l, in: in, rd: rd,
 				desc: fmt.Sprintf("%d rows × %d bytes → TMEM lane %d column %d", rows, bytesPerRow, lane, col)}
+			if u := c.u; u.race != nil {
+				op.issueVC = u.race.issueVC(w)
+				chunks := make([]uint32, 0, len(rd))
+				for _, r := range rd {
+					chunks = append(chunks, r.off)
+				}
+				op.hbRead = u.race.asyncReadRegions(op.issueVC, in, c, w.ID, 1<<l, chunks, 0, 0, "tcgen05.cp", w)
+				u.race.tcRead(c, op.tid, op.hbRead)
+			}
+			for r := 0; r < rows && lane+r < tmemLanes; r++ {
+				for cc := 0; cc < bytesPerRow/4 && col+cc < tmemCols; cc++ {
+					t.written[(lane+r)*tmemCols+col+cc] = true
+				}
+			}
 			op.run = func(op *asyncOp) {
 				for r := 0; r < rows; r++ {
 					for cc := 0; cc < bytesPerRow/4; cc++ {

@@ -414,25 +414,41 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 				op.wr = append(op.wr, region{tc, off, nb})
 			}
 			mbCTA := mc
+			barrierOf := func(tc *CTA) *mbarrier {
+				if bi.multicast {
+					return tc.mbars[moff]
+				}
+				return mbCTA.mbars[moff]
+			}
+			phases := make([]uint64, len(targets))
+			if u.race != nil {
+				op.issueVC = u.race.issueVC(w)
+			}
+			for i, tc := range targets {
+				mb := barrierOf(tc)
+				if mb == nil || !mb.live {
+					continue
+				}
+				phases[i] = mb.copyIssued(w, in, tid, int64(nb), mb.cta == w.cta)
+				if u.race != nil {
+					u.race.mbarInitCheck(w, in, mb, op.issueVC)
+					u.race.asyncWriteIssue(op, tc, off, nb, op.issueVC, mb, phases[i])
+				}
+			}
 			op.run = func(op *asyncOp) {
-				for _, tc := range targets {
+				for i, tc := range targets {
 					tm.load(u.m, tc, off, coords)
-					if u.race != nil {
-						u.race.asyncWrite(tc, off, nb, op.issueVC, op.clock, in.PC)
-					}
-					target := mbCTA
-					if bi.multicast {
-						target = tc
-					}
-					mb := target.mbars[moff]
+					mb := barrierOf(tc)
 					if mb == nil || !mb.live {
-						u.m.hazard(Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: target.ID, Warp: -1,
+						u.m.hazard(Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
 							Msg: fmt.Sprintf("a TMA copy completes on the mbarrier at %#x, which is not initialized", moff)})
 						continue
 					}
 					if u.race != nil {
-						u.race.mbarAsyncArrive(mb, u.race.agentVC(op.cta, op.issueVC, op.clock))
+						u.race.asyncWriteDone(op, tc, u.race.mbarEpoch(mb, in.PC, ekCopy))
+						u.race.mbarAsyncArrive(mb, op.issueVC, in.PC)
 					}
+					mb.copyLanded(in.PC, phases[i])
 					mb.completeTx(in, int64(nb))
 				}
 			}
@@ -451,6 +467,10 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 		w.asyncReadCheck(in, c, off, nb, "a TMA store")
 		op := &asyncOp{kind: akTMAStore, cta: w.cta, w: w, lane: l, tid: tid, in: in, rd: []region{{c, off, nb}},
 			desc: fmt.Sprintf("shared %#x (%d bytes) → %s box at %v", off, nb, tm.name, coords)}
+		if u.race != nil {
+			op.issueVC = u.race.issueVC(w)
+			op.hbRead = u.race.asyncReadRegions(op.issueVC, in, c, w.ID, 1<<l, nil, off, nb, "TMA store", w)
+		}
 		op.run = func(op *asyncOp) { tm.store(u.m, c, off, coords) }
 		w.cta.bulkGroups(tid).add(op)
 		u.issue(op)
@@ -469,6 +489,7 @@ func (t *tensorMap) load(m *Machine, c *CTA, off uint32, coords []int64) {
 		dst := c.Smem[phys : phys+uint32(es)]
 		if tags != nil {
 			tags[phys] = t.tag(coords, i)
+			c.clearSource(phys, es)
 		}
 		if !ok {
 			if t.oobNaN {

@@ -89,6 +89,9 @@ type Warp struct {
 	lastAccessPC  []int32
 	scratch       [3][32]uint64
 	clockBase     int64
+	// prov: the global provenance of registers ld.global filled, per
+	// reg*32+lane (Options.Check, kernels with matrix descriptors)
+	prov []provTag
 }
 
 type waitInfo struct {
@@ -129,6 +132,7 @@ func newWarp(c *CTA, id int) *Warp {
 // enterFrame allocates the registers of f and fills its special registers.
 func (w *Warp) enterFrame(f *Function) {
 	w.fn = f
+	w.prov = nil
 	w.r = make([]uint64, f.NumRegs*32)
 	w.p = make([]uint32, f.NumPreds)
 	for _, s := range f.sregs {

@@ -231,6 +231,10 @@ type wgmmaOp struct {
 	group    int
 	rd       []region
 	async    *asyncOp
+	// happens-before: the join of the issuing warps' clocks, and the
+	// record of the shared memory the op reads
+	issueJoin []uint32
+	hb        *asyncRead
 }
 
 func newWarpgroup(c *CTA, idx int) *warpgroup {
@@ -371,7 +375,17 @@ func execWgmma(w *Warp, in *Inst, m uint32) {
 	}
 	// Shared-memory operands: checked at issue, read at completion.
 	wg.smemOperands(w, in, wi, op, da, db, true)
+	if r := c.u.race; r != nil {
+		join(&op.issueJoin, r.vc[w.uid])
+	}
 	if op.issuedBy == wg.full() {
+		if r := c.u.race; r != nil && len(op.rd) > 0 {
+			chunks := make([]uint32, 0, len(op.rd))
+			for _, x := range op.rd {
+				chunks = append(chunks, x.off)
+			}
+			op.hb = r.asyncReadRegions(op.issueJoin, in, c, -1, 0, chunks, 0, 0, "wgmma.mma_async", w)
+		}
 		// every warp issued it: check agreement
 		for j := 1; j < 4; j++ {
 			if op.in[j] != op.in[0] || op.descA[j] != op.descA[0] || op.descB[j] != op.descB[0] || op.scaleD[j] != op.scaleD[0] {
@@ -515,6 +529,9 @@ func (wg *warpgroup) finishWait(w *Warp, n int) {
 		g.waited[k] = true
 		for _, op := range g.ops {
 			wg.release(w, op)
+			if r := wg.cta.u.race; r != nil && op.hb != nil {
+				r.releaseByWarp(op.hb, w)
+			}
 		}
 	}
 	if len(wg.open[k]) > 0 && n == 0 {
@@ -522,9 +539,6 @@ func (wg *warpgroup) finishWait(w *Warp, n int) {
 		mach.hazard(Hazard{Kind: HzWgmmaCommit, Severity: SevError, PC: w.PC(), CTA: w.cta.ID, Warp: w.ID,
 			Msg:     fmt.Sprintf("wgmma.wait_group 0 with %d wgmma.mma_async not committed: wait_group only waits for committed groups", len(wg.open[k])),
 			Related: mach.Prog.pos(wg.open[k][0].in[k]), PTXAS: ptxasC7516})
-	}
-	if r := wg.cta.u.race; r != nil {
-		_ = r
 	}
 }
 
@@ -561,6 +575,9 @@ func (wg *warpgroup) implicitWait(w *Warp) bool {
 	for _, op := range pending {
 		wg.execute(op)
 		wg.release(w, op)
+		if r := wg.cta.u.race; r != nil && op.hb != nil {
+			r.releaseByWarp(op.hb, w)
+		}
 	}
 	return true
 }

@@ -130,7 +130,7 @@ func (wg *warpgroup) smemOperands(w *Warp, in *Inst, wi *wgmmaInfo, op *wgmmaOp,
 		check(da, 64, wi.K, wi.aBits, wi.transA, "A")
 	}
 	check(db, wi.N, wi.K, wi.bBits, wi.transB, "B")
-	if op.issuedBy&^(1<<(w.ID%4)) == 0 && len(op.rd) > 0 {
+	if op.issuedBy&^(1<<(w.ID%4)) == 0 && len(op.rd) > 0 && c.u.race == nil {
 		op.async = &asyncOp{kind: akWgmma, in: in, cta: c}
 		c.markInflight(op.rd, false, op.async)
 	}
@@ -256,6 +256,7 @@ func (wg *warpgroup) gather(d uint64, mn, k, ebits int, mnMajor bool, out []uint
 		out[i] = readBits(smem, ba, ebits)
 	}
 	c.layoutCheck(t, mn, k, mnMajor, in, what, desc.DecodeWGMMA(d).Swizzle())
+	c.provenanceCheck(t, mn, k, ebits, in, what)
 }
 
 func readBits(smem []byte, bitAddr uint32, ebits int) uint64 {
