@@ -53,10 +53,10 @@ type asyncOp struct {
 	hbRead *asyncRead
 	// armed phase of the mbarrier a copy completes on
 	armPhase uint64
-	wr, rd  []region
-	done    bool
-	desc    string
-	seq     uint64
+	wr, rd   []region
+	done     bool
+	desc     string
+	seq      uint64
 }
 
 // AsyncOp describes an in-flight asynchronous operation (for inspection).
@@ -330,15 +330,15 @@ func (w *Warp) smemHook(in *Inst, lane int, sp ptx.Space, addr uint64, n int, wr
 		hi := off + uint32(n)
 		if op, o, ok := c.inflightAt(off, hi, true); ok {
 			h := Hazard{Kind: HzAsyncEarlyRead, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << lane, Off: o, Bytes: 1,
-				Msg:    fmt.Sprintf("%s of shared byte %#x while an in-flight %s is still writing it", rw(write), o, kindOf(op)),
-				Detail: "the copy's completion must be observed (mbarrier wait, or the group's wait) before its destination is touched",
+				Msg:     fmt.Sprintf("%s of shared byte %#x while an in-flight %s is still writing it", rw(write), o, kindOf(op)),
+				Detail:  "the copy's completion must be observed (mbarrier wait, or the group's wait) before its destination is touched",
 				Related: u.m.Prog.pos(op.in)}
 			u.m.hazard(h)
 		} else if write {
 			if op, o, ok := c.inflightAt(off, hi, false); ok {
 				h := Hazard{Kind: HzAsyncSourceReuse, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << lane, Off: o, Bytes: 1,
-					Msg:    fmt.Sprintf("write of shared byte %#x while an in-flight %s still reads it", o, kindOf(op)),
-					Detail: "the source of an asynchronous read may only be reused after the operation is known to have read it",
+					Msg:     fmt.Sprintf("write of shared byte %#x while an in-flight %s still reads it", o, kindOf(op)),
+					Detail:  "the source of an asynchronous read may only be reused after the operation is known to have read it",
 					Related: u.m.Prog.pos(op.in)}
 				u.m.hazard(h)
 			}

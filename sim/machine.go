@@ -598,12 +598,12 @@ type CTA struct {
 	exitedHazardsDone bool
 	// shared-memory ranges in-flight async operations write or read
 	// (without Options.Check), and their count per 1 KiB block
-	inflight  []inflightRef
-	inflightN int
-	inflBlk   []uint16
-	tags         []elemTag // per shared byte: the tensor element a TMA copy put there
-	srcTags      []uint64  // per shared byte: the global address it was copied or stored from (provenance.go)
-	tcgenIssued  int       // tcgen05 operations issued so far
+	inflight    []inflightRef
+	inflightN   int
+	inflBlk     []uint16
+	tags        []elemTag // per shared byte: the tensor element a TMA copy put there
+	srcTags     []uint64  // per shared byte: the global address it was copied or stored from (provenance.go)
+	tcgenIssued int       // tcgen05 operations issued so far
 }
 
 // elemTag says which tensor element a TMA load wrote at a shared byte.

@@ -97,7 +97,7 @@ func (mb *mbarrier) txEarly(pc int, ph uint64, w *Warp) {
 	a.reported = true
 	m := mb.cta.u.m
 	h := Hazard{Kind: HzMbarTxMismatch, PC: pc, CTA: mb.cta.ID, Warp: -1,
-		Msg: fmt.Sprintf("expect_tx armed phase %d of the mbarrier at %#x with %d bytes, but the copies issued for that phase deliver %d bytes: the phase completes before every copy has landed", ph, mb.addr, a.armed, a.sent),
+		Msg:    fmt.Sprintf("expect_tx armed phase %d of the mbarrier at %#x with %d bytes, but the copies issued for that phase deliver %d bytes: the phase completes before every copy has landed", ph, mb.addr, a.armed, a.sent),
 		Detail: "the consumers are released when the armed bytes have arrived and read the rest of the tile before it lands; the extra bytes complete on the next phase",
 		Cause:  m.Prog.pos(&m.Prog.Insts[a.armPC])}
 	if w != nil {
