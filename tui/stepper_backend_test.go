@@ -333,11 +333,11 @@ func TestStepperRunToPlantedHazard(t *testing.T) {
 		line        int
 	}{
 		{"gemm_missing_fence.ptx", gemmLaunch, "wgmma/missing-fence", 359},
-		{"gemm_missing_wait.ptx", gemmLaunch, "async/source-overwritten", 812},
+		{"gemm_missing_wait.ptx", gemmLaunch, "async/refill-before-release", 812},
 		{"gemm_wrong_swizzle.ptx", gemmLaunch, "desc/layout-mismatch", 359},
 		{"gemm_phase_bug.ptx", gemmLaunch, "mbarrier/wrong-parity", 314},
-		{"tcgen05_missing_fence.ptx", tcgenLaunch, "tcgen05/missing-fence", 558},
-		{"tcgen05_lane_quarter.ptx", tcgenLaunch, "tcgen05/lane-quarter", 558},
+		{"tcgen05_missing_fence.ptx", tcgenLaunch, "tcgen05/missing-fence", 611},
+		{"tcgen05_lane_quarter.ptx", tcgenLaunch, "tcgen05/lane-quarter", 611},
 		{"tcgen05_missing_dealloc.ptx", tcgenLaunch, "tcgen05/alloc", 63},
 	} {
 		t.Run(strings.TrimSuffix(tc.ptx, ".ptx"), func(t *testing.T) {

@@ -72,7 +72,7 @@ func TestStepperGolden(t *testing.T) {
 		{"gemm_hazard", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, gemmWait)) }, 120, 36, "h"},
 		{"gemm_fragment", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 120, 36, `g "790" enter b r ]`},
 		{"gemm_async", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 120, 36, `g "515" enter b r ] ] ] ] ]`},
-		{"tcgen05_tmem", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, tcgenLaunch, "")) }, 120, 36, `g "558" enter b r ] ] ]`},
+		{"tcgen05_tmem", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, tcgenLaunch, "")) }, 120, 36, `g "611" enter b r ] ] ]`},
 		{"gemm_smem_zoom", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 100, 30, `g "515" enter b r ] ] f z`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,7 +136,7 @@ func TestStepperHazardJump(t *testing.T) {
 		line int
 	}{
 		{"race", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, tinyRace) }, "smem/race", 33},
-		{"missing wait", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, gemmWait)) }, "async/source-overwritten", 812},
+		{"missing wait", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, gemmWait)) }, "async/refill-before-release", 812},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, v := stepper(t, tc.k(t), 120, 36, "h")

@@ -132,11 +132,13 @@ func runReplay(e *env, opts any, args []string) error {
 		fmt.Fprintf(w, ", %d B dynamic shared memory; schedule %s\n", l.SharedMem, sched)
 	}
 	runErr := m.Run()
-	nHaz := printHazards(w, m.Hazards(), o.check)
+	rep := &hazardReport{kernel: m.Prog.Kernel.Name, ptxPath: ptxPath, schedule: sched.String(), prog: m.Prog,
+		findings: m.Findings(), suppressed: m.Suppressed(), check: o.check, src: &sim.SourceReader{PTX: ptxPath}}
+	rep.writeText(w)
 	if runErr != nil {
 		var dl *sim.DeadlockError
 		if errors.As(runErr, &dl) {
-			return errors.New("deadlock: no warp can make progress (the hazard above says where each warp waits)")
+			return errors.New("deadlock: no warp can make progress (the finding above says where each warp waits)")
 		}
 		return fmt.Errorf("the simulation stopped: %w", runErr)
 	}
@@ -194,8 +196,8 @@ func runReplay(e *env, opts any, args []string) error {
 	if bad > 0 {
 		return fmt.Errorf("%d of %d buffers differ from the GPU", bad, total)
 	}
-	if o.check && nHaz > 0 {
-		return fmt.Errorf("%d hazard(s) found", nHaz)
+	if rep.failed() {
+		return fmt.Errorf("%s reported", rep.summary())
 	}
 	fmt.Fprintf(w, "replay: %d of %d buffers bit-identical to the GPU\n", total, total)
 	return nil

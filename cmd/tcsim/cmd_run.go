@@ -18,7 +18,7 @@ import (
 func init() {
 	register(&command{
 		name:    "run",
-		args:    "KERNEL.ptx [--launch FILE] <launch flags> [--check] [--trace FILE] [--compare-gpu] [--break SPEC]... [--until SPEC] [--max-steps N]",
+		args:    "KERNEL.ptx [--launch FILE] <launch flags> [--check] [--format text|json|sarif] [--brief] [--strict] [--allow RULE]... [--trace FILE] [--compare-gpu] [--break SPEC]... [--until SPEC] [--max-steps N] | --rules [RULE...]",
 		summary: "simulate a PTX kernel on the CPU, bit-exactly, and check it for hazards",
 		help: launch.LaunchFlagsHelp + `
 
@@ -29,11 +29,24 @@ description as 'tcsim gpu run' and prints the --out buffers the same way.
 
   --case DIR       run a recorded or captured case's kernel and launch (see
                    also tcsim replay DIR, which compares the outputs)
-  --check          run the hazard checker (shared-memory races and bank conflicts
-                   on top of the protocol checks that always run: wgmma registers
-                   and fences, async-proxy fences, TMA and mbarrier rules, tcgen05
-                   rules, deadlocks); print every hazard with its file:line, and
-                   exit with status 1 when there is any error or warning
+  --check          run the whole hazard checker: on top of the protocol checks
+                   that always run (wgmma registers and fences, TMA and mbarrier
+                   rules, tcgen05 rules, deadlocks), decide from the order the
+                   kernel establishes (barriers, mbarrier phases, waits, fences,
+                   commits) whether every shared-memory access, asynchronous copy
+                   and operand read is safe, under any schedule: races, early
+                   reads, refills before release, missing proxy fences, phase
+                   lapping, descriptor layouts, intra-warp exchanges
+  --format F       text (default: one block per root cause, the explanation once),
+                   json, or sarif (SARIF 2.1.0 for CI code scanning; with json and
+                   sarif, standard output carries only the document)
+  --brief          one line per finding (file:line of the line to fix)
+  --strict         report portability notes (undefined by the ISA, but emitted by
+                   production compilers and correct on the H100) as warnings
+  --allow RULE     do not report RULE (an identity or a family); repeatable
+  --rules [RULE]   list the rules (with RULE or FAMILY: their documentation)
+  --source-dir DIR where to look for the kernel's .cu/.py files named by .file
+                   (also: the PTX file's directory and its parents); repeatable
   --trace FILE     write a JSON-lines trace of every instruction and event
                    (--trace-values adds the registers each instruction writes)
   --compare-gpu    also run the launch on the GPU and compare every output buffer
@@ -47,8 +60,13 @@ description as 'tcsim gpu run' and prints the --out buffers the same way.
                    needs it), latest (copies too), eager (at issue), or random
                    (seeded interleavings; --seed N)
 An out-of-bounds access stops the run with the address, the nearest buffer and
-the instruction. Exit status: 0, 1 for a fault, a deadlock or hazards (with
---check), 2 for a bad command line or launch.
+the instruction.
+
+Exit status: 0 when the run finished and no error or warning was reported
+(portability notes and performance findings do not count); 1 when an error or
+warning was reported, whatever stopped the run (--until hazard, --break,
+--max-steps, a fault or a deadlock), or the run failed; 2 for a bad command
+line, launch or input file.
 
 Example:
   tcsim run --launch fixtures/sim/launch/gemm_tma_wgmma.json --check`,
@@ -70,6 +88,12 @@ Example:
 			fs.IntVar(&o.device, "device", 0, "GPU `ordinal` for --compare-gpu")
 			fs.IntVar(&o.limit, "limit", 1024, "print at most `N` elements of each printed output")
 			fs.BoolVar(&o.quiet, "q", false, "print only hazards and outputs")
+			fs.StringVar(&o.format, "format", "text", "hazard report `format`: text, json or sarif")
+			fs.BoolVar(&o.brief, "brief", false, "one line per finding")
+			fs.BoolVar(&o.strict, "strict", false, "report portability notes as warnings")
+			fs.Var(&o.allow, "allow", "do not report `RULE` (identity or family); repeatable")
+			fs.BoolVar(&o.rules, "rules", false, "list the hazard rules (with arguments: their documentation)")
+			fs.Var(&o.sourceDirs, "source-dir", "look for kernel sources in `DIR`; repeatable")
 			return o
 		},
 		run: runRun,
@@ -98,10 +122,19 @@ type runOpts struct {
 	device      int
 	limit       int
 	quiet       bool
+	format      string
+	brief       bool
+	strict      bool
+	allow       multiFlag
+	rules       bool
+	sourceDirs  multiFlag
 }
 
 func runRun(e *env, opts any, args []string) error {
 	o := opts.(*runOpts)
+	if o.rules {
+		return writeRules(e.stdout, args)
+	}
 	if o.caseDir != "" {
 		ptxArg := ""
 		if len(args) > 0 {
@@ -111,6 +144,23 @@ func runRun(e *env, opts any, args []string) error {
 			return err
 		}
 		args = []string{ptxArg}
+	}
+	format, err := parseReportFormat(o.format)
+	if err != nil {
+		return usagef("--format %s: %v", o.format, err)
+	}
+	policy := sim.RulePolicy{Strict: o.strict}
+	for _, a := range o.allow {
+		ids, err := sim.MatchRules(a)
+		if err != nil {
+			return usagef("--allow: %v", err)
+		}
+		if policy.Allow == nil {
+			policy.Allow = map[sim.HazardKind]bool{}
+		}
+		for _, id := range ids {
+			policy.Allow[id] = true
+		}
 	}
 	path, ptxSrc, l, _, err := prepareLaunch(&o.launch, args)
 	if err != nil {
@@ -123,7 +173,7 @@ func runRun(e *env, opts any, args []string) error {
 	if o.quantum < 0 {
 		return usagef("--quantum %d: must be 0 (the default, 64) or more", o.quantum)
 	}
-	simOpts := sim.Options{Schedule: sched, Seed: o.seed, Check: o.check, MaxSteps: o.maxSteps, Workers: o.workers, TraceValues: o.traceValues, Quantum: o.quantum}
+	simOpts := sim.Options{Schedule: sched, Seed: o.seed, Check: o.check, MaxSteps: o.maxSteps, Workers: o.workers, TraceValues: o.traceValues, Quantum: o.quantum, Policy: policy}
 	if o.trace != "" {
 		f, err := os.Create(o.trace)
 		if err != nil {
@@ -137,11 +187,19 @@ func runRun(e *env, opts any, args []string) error {
 		return err
 	}
 	w := e.stdout
+	doc := format != fmtText
+	if doc {
+		// standard output carries only the JSON or SARIF document
+		w = io.Discard
+	}
 	start := time.Now()
 	stopped := false
 	var runErr error
 	if len(o.breaks) > 0 || o.until != "" {
 		stopped, runErr = runStepper(w, m, o)
+		if u, ok := runErr.(*usageError); ok {
+			return u
+		}
 	} else {
 		runErr = m.Run()
 	}
@@ -156,19 +214,44 @@ func runRun(e *env, opts any, args []string) error {
 		if p.Arch == "sm_100a" || strings.HasPrefix(p.Arch, "sm_10") {
 			fmt.Fprintln(w, "  note: sm_100a (tcgen05, Tensor Memory) semantics and arithmetic are modelled from the ISA and public evidence: not hardware-verified")
 		}
-		printApprox(w, m)
 	}
-	hazards := m.Hazards()
-	nErr := printHazards(w, hazards, o.check)
+	if !doc {
+		// a correctness caveat: printed even with -q
+		printApprox(e.stdout, m)
+	}
+	rep := &hazardReport{kernel: m.Prog.Kernel.Name, ptxPath: path, schedule: sched.String(), prog: m.Prog,
+		findings: m.Findings(), suppressed: m.Suppressed(), check: o.check,
+		src: &sim.SourceReader{Dirs: o.sourceDirs, PTX: path}}
+	switch {
+	case format == fmtJSON:
+		if err := rep.writeJSON(e.stdout); err != nil {
+			return err
+		}
+	case format == fmtSARIF:
+		if err := rep.writeSARIF(e.stdout); err != nil {
+			return err
+		}
+	case o.brief:
+		rep.writeBrief(e.stdout)
+	default:
+		rep.writeText(e.stdout)
+	}
+	failed := rep.failed()
+	hazardErr := func() error {
+		if failed {
+			return fmt.Errorf("%s reported", rep.summary())
+		}
+		return nil
+	}
 	if runErr != nil {
 		var dl *sim.DeadlockError
 		if errors.As(runErr, &dl) {
-			return errors.New("deadlock: no warp can make progress (the hazard above says where each warp waits)")
+			return errors.New("deadlock: no warp can make progress (the finding above says where each warp waits)")
 		}
 		return runErr
 	}
 	if stopped {
-		return nil
+		return hazardErr()
 	}
 	if err := printSimOutputs(w, m, l, o.limit); err != nil {
 		return err
@@ -178,10 +261,7 @@ func runRun(e *env, opts any, args []string) error {
 			return err
 		}
 	}
-	if o.check && nErr > 0 {
-		return fmt.Errorf("%d hazard(s) found", nErr)
-	}
-	return nil
+	return hazardErr()
 }
 
 // short abbreviates long instructions (wgmma's operand lists).
@@ -206,37 +286,6 @@ func dotMods(in *sim.Inst) string {
 		b.WriteString("." + m.Name)
 	}
 	return b.String()
-}
-
-// printHazards prints errors and warnings always, performance findings with
-// --check, and returns the number of errors and warnings.
-func printHazards(w io.Writer, hs []sim.Hazard, check bool) int {
-	n := 0
-	var perf []sim.Hazard
-	for _, h := range hs {
-		if h.Severity == sim.SevPerf {
-			perf = append(perf, h)
-			continue
-		}
-		n++
-	}
-	if n > 0 {
-		fmt.Fprintf(w, "%d hazard(s):\n", n)
-		for _, h := range hs {
-			if h.Severity != sim.SevPerf {
-				fmt.Fprintln(w, indent(h.String(), "  "))
-			}
-		}
-	} else if check {
-		fmt.Fprintln(w, "no hazards")
-	}
-	if check && len(perf) > 0 {
-		fmt.Fprintf(w, "performance (%d):\n", len(perf))
-		for _, h := range perf {
-			fmt.Fprintln(w, indent(h.String(), "  "))
-		}
-	}
-	return n
 }
 
 func indent(s, pre string) string {

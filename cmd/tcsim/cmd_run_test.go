@@ -29,13 +29,129 @@ func TestRunCheckBroken(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (hazards): %s", code, errOut)
 	}
-	for _, want := range []string{"1 hazard(s):", "epilogue_missing_proxy_fence.ptx:742:2: error [async-proxy-fence]", "fence.proxy.async"} {
+	for _, want := range []string{"error [proxy/generic-to-async] TMA store reads shared bytes",
+		"  at   ../../fixtures/sim/broken/epilogue_missing_proxy_fence.ptx:742:2  cp.async.bulk.tensor",
+		"  fix  ../../fixtures/sim/broken/epilogue_missing_proxy_fence.ptx:725:2  bar.sync 0",
+		"epilogue_stmatrix.cu:67:3  __syncthreads();", // the kernel's own source, through .loc
+		"  sites: 4: lines 742 (fix 725) ← 651 ×4", "scope: 4 CTAs", "why: ", "1 error"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errOut, "1 hazard(s) found") {
+	if strings.Count(out, "why: ") != 1 {
+		t.Errorf("the explanation is printed more than once:\n%s", out)
+	}
+	if !strings.Contains(errOut, "1 error reported") {
 		t.Errorf("stderr: %q", errOut)
+	}
+}
+
+// TestRunReportFormats: --brief, --format json and sarif, --strict,
+// --allow and --rules.
+func TestRunReportFormats(t *testing.T) {
+	args := []string{"run", "../../fixtures/sim/broken/gemm_wrong_swizzle.ptx", "--launch", "../../fixtures/sim/launch/gemm_tma_wgmma.json", "--check", "-q", "--limit", "0"}
+	code, out, _ := runCLI(t, append(args, "--brief")...)
+	if code != 1 || strings.Count(out, "[desc/layout-mismatch]") != 1 || !strings.Contains(out, "gemm_wrong_swizzle.ptx:359:1: error [desc/layout-mismatch]") || !strings.Contains(out, "(8 sites)") {
+		t.Errorf("--brief: exit %d, want one line for the 8 wgmmas:\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, append(args, "--format", "json")...)
+	var doc struct {
+		Summary  map[string]int
+		Findings []struct {
+			Rule, Severity string
+			Cause          struct {
+				File string
+				Line int
+			}
+			Sites []json.RawMessage
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("--format json: %v\n%s", err, out)
+	}
+	if code != 1 || doc.Summary["errors"] != 1 || len(doc.Findings) != 1 || doc.Findings[0].Rule != "desc/layout-mismatch" || len(doc.Findings[0].Sites) != 8 || doc.Findings[0].Cause.Line != 359 {
+		t.Errorf("--format json: exit %d, %+v", code, doc)
+	}
+	code, out, _ = runCLI(t, append(args, "--format", "sarif")...)
+	var sarif struct {
+		Version string
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Rules []struct{ ID string }
+				}
+			}
+			Results []struct {
+				RuleID    string
+				Level     string
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine int }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &sarif); err != nil {
+		t.Fatalf("--format sarif: %v\n%s", err, out)
+	}
+	if code != 1 || sarif.Version != "2.1.0" || len(sarif.Runs) != 1 || len(sarif.Runs[0].Tool.Driver.Rules) < 40 ||
+		len(sarif.Runs[0].Results) != 1 || sarif.Runs[0].Results[0].RuleID != "desc/layout-mismatch" || sarif.Runs[0].Results[0].Level != "error" ||
+		sarif.Runs[0].Results[0].Locations[0].PhysicalLocation.Region.StartLine != 359 {
+		t.Errorf("--format sarif: exit %d, %+v", code, sarif)
+	}
+	// --allow silences a rule (and the run succeeds); a family works too
+	for _, allow := range []string{"desc/layout-mismatch", "desc"} {
+		code, out, _ = runCLI(t, append(args, "--allow", allow)...)
+		if code != 0 || strings.Contains(out, "error [") || !strings.Contains(out, "allowed (not reported): desc/layout-mismatch") {
+			t.Errorf("--allow %s: exit %d:\n%s", allow, code, out)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--format", "xml"}, "want text, json or sarif"},
+		{[]string{"--allow", "desc/layout-mismatsh"}, "did you mean desc/layout-mismatch"},
+	} {
+		if code, _, errs := runCLI(t, append(args, tc.args...)...); code != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d %q", tc.args, code, errs)
+		}
+	}
+	code, out, _ = runCLI(t, "run", "--rules")
+	if code != 0 || !strings.Contains(out, "proxy/cp-async-to-wgmma") || !strings.Contains(out, "mbarrier/phase-lapped") {
+		t.Errorf("--rules: exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "run", "--rules", "proxy/cp-async-to-wgmma")
+	if code != 0 || !strings.Contains(out, "FenceInsertion.cpp") || !strings.Contains(out, "PTX ISA 9.7.15.4") {
+		t.Errorf("--rules RULE: exit %d:\n%s", code, out)
+	}
+}
+
+// TestRunExitStatus: 1 whenever an error or warning was reported, whatever
+// stopped the run; portability notes alone do not fail unless --strict.
+func TestRunExitStatus(t *testing.T) {
+	broken := []string{"run", "../../fixtures/sim/broken/attention_missing_wait.ptx", "--launch", "../../fixtures/sim/launch/attention_step_exact.json", "-q", "--limit", "0"}
+	for _, tc := range []struct {
+		extra []string
+		code  int
+		want  string
+	}{
+		{nil, 1, "[wgmma/acc-read-before-wait]"},                                                          // protocol checks run without --check
+		{[]string{"--until", "hazard"}, 1, "stopped after a hazard"},                                      // stopped by the hazard
+		{[]string{"--break", "602"}, 1, "stopped at the breakpoint"},                                      // the hazard came before the breakpoint
+		{[]string{"--max-steps", "8000", "--workers", "1", "--check"}, 1, "[wgmma/acc-read-before-wait]"}, // the step limit stops it after the hazard
+		{[]string{"--allow", "wgmma"}, 0, "allowed (not reported)"},
+	} {
+		code, out, errs := runCLI(t, append(broken, tc.extra...)...)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q:\n%s%s", tc.extra, code, tc.code, tc.want, out, errs)
+		}
+	}
+	mbarWarning := []string{"run", "../../fixtures/sim/broken/gemm_mbarrier_init_unfenced.ptx", "--launch", "../../fixtures/sim/launch/gemm_tma_wgmma.json", "-q", "--limit", "0", "--check"}
+	if code, out, _ := runCLI(t, mbarWarning...); code != 1 || !strings.Contains(out, "warning [mbarrier/init-not-visible]") {
+		t.Errorf("a warning: exit %d:\n%s", code, out)
 	}
 }
 
@@ -110,13 +226,13 @@ func TestRunBreakAndTrace(t *testing.T) {
 // warps interleave as in the TUI stepper, and a race is reported at the
 // access that comes second in that order.
 func TestRunQuantum(t *testing.T) {
-	args := []string{"run", "../../tui/testdata/stepper/tiny_race.ptx", "--launch", "../../tui/testdata/stepper/tiny.json", "--check", "-q"}
+	args := []string{"run", "../../tui/testdata/stepper/tiny_race.ptx", "--launch", "../../tui/testdata/stepper/tiny.json", "--check", "-q", "--brief"}
 	_, out64, _ := runCLI(t, args...)
 	_, out1, _ := runCLI(t, append(args, "--quantum", "1")...)
-	if !strings.Contains(out64, "tiny_race.ptx:31:2: error [smem-race]") {
+	if !strings.Contains(out64, "tiny_race.ptx:31:2: error [smem/race]") {
 		t.Errorf("default quantum: want the race at the store (line 31):\n%s", out64)
 	}
-	if !strings.Contains(out1, "tiny_race.ptx:33:2: error [smem-race]") {
+	if !strings.Contains(out1, "tiny_race.ptx:33:2: error [smem/race]") {
 		t.Errorf("--quantum 1: want the race at the load (line 33):\n%s", out1)
 	}
 	if code, _, errs := runCLI(t, append(args, "--quantum", "-1")...); code != 2 || !strings.Contains(errs, "--quantum") {
