@@ -90,6 +90,20 @@ var brokenCases = []brokenCase{
 		bug:   "the epilogue's TMEM lane base is (tid/64)*32 instead of (tid/32)*32: warps read lanes outside their quarter",
 		edits: []edit{{594, "shl.b32 \t%r184, %r1, 16;", "\tshl.b32 \t%r184, %r1, 15;"}},
 		want:  map[HazardKind][]int{HzTmemLane: {611}}},
+	// The line to fix: the expect_tx and the mbarrier.init, with their
+	// numbers, rather than the wait that hangs or the read that comes early.
+	{name: "gemm_expect_tx_short", base: "gemm_tma_wgmma.sm_90a.ptx", launch: "gemm_tma_wgmma",
+		bug:   "the prologue's expect_tx arms 16384 bytes while its two copies deliver 32768: the phase completes when A has landed, before B",
+		edits: []edit{{110, "mov.u32 \t%r27, 32768;", "\tmov.u32 \t%r27, 16384;"}},
+		want:  map[HazardKind][]int{HzMbarTxMismatch: {113}}},
+	{name: "gemm_expect_tx_long", base: "gemm_tma_wgmma.sm_90a.ptx", launch: "gemm_tma_wgmma",
+		bug:   "the refill's expect_tx arms 49152 bytes while its two copies deliver 32768: the phase never completes",
+		edits: []edit{{799, "mov.u32 \t%r99, 32768;", "\tmov.u32 \t%r99, 49152;"}},
+		want:  map[HazardKind][]int{HzMbarTxMismatch: {803}}, hangs: true},
+	{name: "gemm_init_count", base: "gemm_tma_wgmma.sm_90a.ptx", launch: "gemm_tma_wgmma",
+		bug:   "mbarrier.init expects 2 arrivals per phase while only thread 0 arrives (with expect_tx): no phase ever completes",
+		edits: []edit{{63, "mov.u32 \t%r22, 1;", "\tmov.u32 \t%r22, 2;"}},
+		want:  map[HazardKind][]int{HzMbarArrivals: {65}}, hangs: true},
 	// The classes of issue 13, each next to its correct control (the
 	// unedited kernel, which TestCorpusControls runs).
 	{name: "tcgen05_refill_before_commit", base: "tcgen05_gemm.sm_100a.ptx", launch: "tcgen05_gemm",

@@ -28,6 +28,10 @@ type mbarrier struct {
 	txAcct  map[uint64]*txAccount
 	arms    map[int]armRec // per thread: its last expect_tx
 	hb      *mbarHB        // happens-before state (Options.Check)
+	// tainted: a tx mismatch was reported; its consequences (phases that
+	// complete early again, reads of the late bytes) are not reported
+	// again
+	tainted bool
 }
 
 // txAccount is one phase's tx bytes: armed by expect_tx and sent by the
@@ -91,10 +95,11 @@ func (mb *mbarrier) copyLanded(pc int, ph uint64) {
 
 func (mb *mbarrier) txEarly(pc int, ph uint64, w *Warp) {
 	a := mb.account(ph)
-	if a.reported || a.armPC < 0 {
+	if a.reported || a.armPC < 0 || mb.tainted {
 		return
 	}
 	a.reported = true
+	mb.tainted = true
 	m := mb.cta.u.m
 	h := Hazard{Kind: HzMbarTxMismatch, PC: pc, CTA: mb.cta.ID, Warp: -1,
 		Msg:    fmt.Sprintf("expect_tx armed phase %d of the mbarrier at %#x with %d bytes, but the copies issued for that phase deliver %d bytes: the phase completes before every copy has landed", ph, mb.addr, a.armed, a.sent),

@@ -232,6 +232,13 @@ func orderedVC(e epoch, v []uint32) bool {
 	return e.slot < 0 || e.clock <= get(v, e.slot)
 }
 
+// taintedSlot reports whether slot is an mbarrier whose tx mismatch was
+// reported (the late copies' consequences are the same finding).
+func (r *raceState) taintedSlot(s int32) bool {
+	mb := r.mbarSlot[s]
+	return mb != nil && mb.tainted
+}
+
 func (r *raceState) newSlot() int32 {
 	s := r.nSlots
 	r.nSlots++
@@ -329,7 +336,7 @@ func (r *raceState) access(w *Warp, in *Inst, lane int, c *CTA, off uint32, n in
 			if mb := r.mbarSlot[we.slot]; we.kind == ekCopy && !write && mb != nil && r.wrongParity(w, mb, uint64(we.clock)-1, we.pc, o, &fs) {
 				continue
 			}
-			if r.refilled[[2]int32{we.pc, int32(in.PC)}] {
+			if r.refilled[[2]int32{we.pc, int32(in.PC)}] || r.taintedSlot(we.slot) {
 				continue
 			}
 			if we.kind == ekCopy || we.kind == ekCpAsync {
@@ -421,7 +428,7 @@ func (r *raceState) checkPending(w *Warp, c *CTA, lo, hi uint32, write bool, fs 
 				return
 			}
 		}
-		if in := w.currentInst(); in != nil && r.refilled[[2]int32{int32(p.op.in.PC), int32(in.PC)}] {
+		if in := w.currentInst(); in != nil && r.refilled[[2]int32{int32(p.op.in.PC), int32(in.PC)}] || p.mb != nil && p.mb.tainted {
 			return
 		}
 		what := p.op.kind.String()
@@ -538,6 +545,9 @@ func (r *raceState) checkAsyncSource(v []uint32, c *CTA, lo, hi uint32, what str
 				if mb := r.mbarSlot[e.slot]; mb != nil && r.wrongParity(reader, mb, uint64(e.clock)-1, e.pc, o, fs) {
 					return
 				}
+			}
+			if r.taintedSlot(e.slot) {
+				continue
 			}
 			if e.kind == ekCopy || e.kind == ekCpAsync {
 				fs.add(HzAsyncEarlyRead, e.pc, o, func(lo uint32) string {
@@ -719,7 +729,7 @@ func (r *raceState) asyncWriteIssue(op *asyncOp, c *CTA, off uint32, n int, v []
 				}
 			}
 		}
-		if e := cell.w; e.slot >= 0 && !orderedVC(e, v) {
+		if e := cell.w; e.slot >= 0 && !orderedVC(e, v) && !r.taintedSlot(e.slot) {
 			kind := HzRace
 			if e.kind == ekCopy || e.kind == ekCpAsync {
 				kind = HzAsyncOverlap

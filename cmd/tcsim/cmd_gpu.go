@@ -209,7 +209,8 @@ func prepareLaunch(lf *launch.LaunchFlags, args []string) (ptxPath string, ptx [
 	}
 	ptx, err = os.ReadFile(l.PTX)
 	if err != nil {
-		return "", nil, nil, nil, err
+		// a missing or unreadable input file is a usage error (exit 2)
+		return "", nil, nil, nil, usagef("%v", err)
 	}
 	kernel, err := launch.ParseKernel(l.PTX, ptx, l.Kernel)
 	if err != nil {

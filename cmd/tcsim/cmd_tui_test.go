@@ -89,7 +89,7 @@ func TestTUIErrors(t *testing.T) {
 		{[]string{"tui", "--keys", "a"}, 2, "--keys applies to --snapshot"},
 		{[]string{"tui", "--kernel", "x", "--snapshot", "-"}, 2, "describe the stepper's launch"},
 		{[]string{"tui", "--trace", "a.jsonl", "--run", "b.ptx", "--snapshot", "-"}, 2, "give one or the other"},
-		{[]string{"tui", "--run", "testdata/missing.ptx", "--grid", "1", "--block", "32", "--snapshot", "-"}, 1, "missing.ptx"},
+		{[]string{"tui", "--run", "testdata/missing.ptx", "--grid", "1", "--block", "32", "--snapshot", "-"}, 2, "missing.ptx"},
 		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--schedule", "bogus", "--snapshot", "-"}, 2, "want lazy, latest, eager or random"},
 		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--grid", "0", "--snapshot", "-"}, 2, "--grid"},
 		{[]string{"tui", "--trace", "testdata/missing.jsonl", "--snapshot", "-"}, 1, "missing.jsonl"},

@@ -10,8 +10,10 @@
 //	tcsim bitmath ATOM|LAYOUT         derive epilogue bitmath
 //	tcsim help [COMMAND]              show help
 //
-// Every command accepts --help. Exit status is 0 on success, 1 on failure
-// and 2 on a usage error.
+// Every command accepts --help. Exit status is 0 on success, 1 when a
+// check failed (tcsim run reported an error or warning hazard, whatever
+// stopped the run) or the command failed, and 2 on a usage error
+// (including a missing or unreadable input file).
 package main
 
 import (
@@ -224,7 +226,9 @@ func printTopUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'tcsim COMMAND --help' for a command's flags.")
-	fmt.Fprintln(w, "Exit status: 0 success, 1 failure, 2 usage error.")
+	fmt.Fprintln(w, "Exit status: 0 success; 1 when a check failed (tcsim run reported an error or warning,")
+	fmt.Fprintln(w, "whatever stopped the run; a mismatch; a fault) or the command failed; 2 for a usage error,")
+	fmt.Fprintln(w, "including a missing or unreadable input file.")
 }
 
 func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
