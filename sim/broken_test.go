@@ -117,7 +117,7 @@ var brokenCases = []brokenCase{
 		edits: []edit{{250, "setp.ne.b32 p, %r83, 0;", "setp.eq.b32 p, %r83, %r83;"}},
 		want:  map[HazardKind][]int{HzTmemUninit: {251}}},
 	{name: "gemm_mbarrier_init_unfenced", base: "gemm_tma_wgmma.sm_90a.ptx", launch: "gemm_tma_wgmma",
-		bug:   "fence.mbarrier_init removed: the TMA copies complete on mbarriers whose initialization was not made visible to the async proxy",
+		bug:   "fence.mbarrier_init removed: the TMA copies complete on mbarriers whose initialization no proxy fence made visible to the async proxy (a portability note: Triton 3.6 emits it)",
 		edits: []edit{{74, "fence.mbarrier_init.release.cluster;", ""}},
 		want:  map[HazardKind][]int{HzMbarInitFence: {65, 69}}},
 	{name: "stage_ldshared_no_release", base: "smem_handoff.sm_90a.ptx", launch: "stage_ldshared",
@@ -243,8 +243,8 @@ func checkFindings(t *testing.T, fs []Finding, want map[HazardKind][]int, exact 
 	t.Helper()
 	seen := map[HazardKind][]int{}
 	for _, f := range fs {
-		if f.Severity > SevWarning {
-			continue
+		if f.Severity > SevWarning && want[f.Rule] == nil {
+			continue // portability notes count where they are planted
 		}
 		for _, s := range f.Sites {
 			c := s.Cause

@@ -1002,13 +1002,16 @@ func (r *raceState) mbarInitCheck(w *Warp, in *Inst, mb *mbarrier, v []uint32) {
 	if ordered && fenced {
 		return
 	}
-	msg := fmt.Sprintf("%s completes on the mbarrier at %#x, whose mbarrier.init was not made visible to the async proxy: no fence.mbarrier_init (or fence.proxy.async) after the init is ordered before this copy", in.PTX.Opcode, mb.addr)
-	if !ordered {
-		msg = fmt.Sprintf("%s completes on the mbarrier at %#x, whose mbarrier.init is not even ordered before this copy by a barrier", in.PTX.Opcode, mb.addr)
-	}
-	r.u.m.hazard(Hazard{Kind: HzMbarInitFence, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Msg: msg,
+	h := Hazard{Kind: HzMbarInitFence, PC: in.PC, CTA: w.cta.ID, Warp: w.ID,
+		Msg:    fmt.Sprintf("%s completes on the mbarrier at %#x, whose mbarrier.init no fence.mbarrier_init (or fence.proxy.async) made visible to the async proxy", in.PTX.Opcode, mb.addr),
 		Cause:  r.pcPos(e.pc),
-		Detail: "after mbarrier.init: fence.mbarrier_init.release.cluster (or fence.proxy.async.shared::cta) by the initializing thread, then bar.sync (barrier.cluster for other CTAs), then the first copy"})
+		Group:  "mbarrier.init not fenced",
+		Detail: "after mbarrier.init: fence.mbarrier_init.release.cluster (or fence.proxy.async.shared::cta) by the initializing thread, then bar.sync (barrier.cluster for other CTAs), then the first copy"}
+	if !ordered {
+		h.Kind, h.Group = HzMbarInitOrder, ""
+		h.Msg = fmt.Sprintf("%s completes on the mbarrier at %#x, whose mbarrier.init (by %s) is not ordered before this copy by any synchronization", in.PTX.Opcode, mb.addr, r.slotName(e.slot))
+	}
+	r.u.m.hazard(h)
 }
 
 func (r *raceState) warpExit(w *Warp) {}

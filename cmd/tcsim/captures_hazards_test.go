@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tcsim/tcsim/capture"
+)
+
+// TestCapturedKernelsHazards runs the hazard checker on the production
+// kernels whose raw records are not committed as cases (the CUTLASS sm90
+// GEMMs, Triton's TMA persistent matmul; sim's TestHazardCorpus covers the
+// committed ones): under the lazy, eager and latest schedules and 20
+// random seeds each must report no error and no warning, at most one
+// portability note per rule, and replay the H100's bytes exactly.
+func TestCapturedKernelsHazards(t *testing.T) {
+	seeds := 20
+	if testing.Short() {
+		seeds = 2
+	}
+	scheds := [][]string{{"--schedule", "lazy"}, {"--schedule", "eager"}, {"--schedule", "latest"}}
+	for s := 1; s <= seeds; s++ {
+		scheds = append(scheds, []string{"--schedule", "random", "--seed", fmt.Sprint(s)})
+	}
+	noteRe := regexp.MustCompile(`(?m)^note \[([a-z0-9/-]+)\]`)
+	for _, k := range capturedKernels {
+		if exists(filepath.Join("../../fixtures/captures", k.name)) || k.convert != "" || k.replay != "bit-exact" {
+			continue
+		}
+		t.Run(k.name, func(t *testing.T) {
+			raw := untar(t, filepath.Join("../../fixtures/captures/testdata", k.name+".tar.gz"))
+			res, err := capture.ConvertAll(raw, t.TempDir(), capture.ConvertOptions{Command: "test"})
+			if err != nil || res[0].Err != nil {
+				t.Fatalf("convert: %v %v", err, res[0].Err)
+			}
+			for _, sc := range scheds {
+				args := append([]string{"replay", res[0].Dir, "--check", "-q"}, sc...)
+				code, out, errs := runCLI(t, args...)
+				if code != 0 || strings.Contains(out, "error [") || strings.Contains(out, "warning [") {
+					t.Errorf("%v: exit %d\n%s%s", sc, code, out, errs)
+					continue
+				}
+				notes := map[string]int{}
+				for _, m := range noteRe.FindAllStringSubmatch(out, -1) {
+					notes[m[1]]++
+				}
+				for r, n := range notes {
+					if n > 1 {
+						t.Errorf("%v: %d portability notes of %s", sc, n, r)
+					}
+				}
+			}
+		})
+	}
+}
