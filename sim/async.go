@@ -216,7 +216,25 @@ func (u *unit) inFlight() []AsyncOp {
 // Without Options.Check, the regions an asynchronous operation in flight
 // writes or reads are kept as ranges (a few per operation), with a count
 // per 1 KiB block of shared memory so that an access far from every
-// operation costs one lookup.
+// operation costs one lookup (rangeIndex). BenchmarkInflight compares it
+// with tracking every byte, the former design.
+
+// inflightIndex finds the in-flight operations touching shared bytes.
+type inflightIndex interface {
+	// mark adds op's regions (ranges of [lo, hi)).
+	mark(sp spans, write bool, op *asyncOp)
+	// unmark removes op's regions of that direction.
+	unmark(op *asyncOp, write bool)
+	// at finds an operation writing (or reading) a byte of [lo, hi) and
+	// the first such byte.
+	at(lo, hi uint32, write bool) (*asyncOp, uint32, bool)
+	// empty reports whether nothing is in flight.
+	empty() bool
+}
+
+// newInflightIndex makes a CTA's index (a variable so that the benchmark
+// can install its per-byte baseline).
+var newInflightIndex = func(smem int) inflightIndex { return &rangeIndex{blk: make([]uint16, smem>>inflBlockShift+1)} }
 
 type inflightRef struct {
 	sp    spans
@@ -226,21 +244,81 @@ type inflightRef struct {
 
 const inflBlockShift = 10
 
+// rangeIndex keeps the regions as ranges and a count of regions per
+// 1 KiB block.
+type rangeIndex struct {
+	refs []inflightRef
+	blk  []uint16
+}
+
+func (x *rangeIndex) mark(sp spans, write bool, op *asyncOp) {
+	for _, r := range sp {
+		for b := r.lo >> inflBlockShift; b <= (r.hi-1)>>inflBlockShift; b++ {
+			x.blk[b]++
+		}
+	}
+	x.refs = append(x.refs, inflightRef{sp: sp, write: write, op: op})
+}
+
+func (x *rangeIndex) unmark(op *asyncOp, write bool) {
+	for i, ref := range x.refs {
+		if ref.op != op || ref.write != write {
+			continue
+		}
+		for _, r := range ref.sp {
+			for b := r.lo >> inflBlockShift; b <= (r.hi-1)>>inflBlockShift; b++ {
+				x.blk[b]--
+			}
+		}
+		x.refs = append(x.refs[:i], x.refs[i+1:]...)
+		return
+	}
+}
+
+func (x *rangeIndex) empty() bool { return len(x.refs) == 0 }
+
+func (x *rangeIndex) at(lo, hi uint32, write bool) (*asyncOp, uint32, bool) {
+	if len(x.refs) == 0 || lo >= hi {
+		return nil, 0, false
+	}
+	any := false
+	for b := lo >> inflBlockShift; b <= (hi-1)>>inflBlockShift && int(b) < len(x.blk); b++ {
+		any = any || x.blk[b] > 0
+	}
+	if !any {
+		return nil, 0, false
+	}
+	for _, ref := range x.refs {
+		if ref.write != write || !ref.sp.overlaps(lo, hi) {
+			continue
+		}
+		first := lo
+		for _, r := range ref.sp {
+			if r.hi > lo && r.lo < hi {
+				first = max(lo, r.lo)
+				break
+			}
+		}
+		return ref.op, first, true
+	}
+	return nil, 0, false
+}
+
 // markInflight marks regions of c's shared memory as written (or read) by
 // the in-flight operation op.
 func (c *CTA) markInflight(regs []region, write bool, op *asyncOp) {
 	if len(regs) == 0 {
 		return
 	}
-	if c.inflBlk == nil {
-		c.inflBlk = make([]uint16, (len(c.Smem)>>inflBlockShift)+1)
+	if c.infl == nil {
+		c.infl = newInflightIndex(len(c.Smem))
 	}
-	ref := inflightRef{write: write, op: op}
+	var sp spans
 	for _, r := range regs {
-		ref.sp.add(r.off, r.off+uint32(r.n))
+		sp.add(r.off, r.off+uint32(r.n))
 	}
 	if write {
-		for _, x := range ref.sp {
+		for _, x := range sp {
 			if other, lo, ok := c.inflightAt(x.lo, x.hi, false); ok {
 				h := Hazard{Kind: HzAsyncSourceReuse, Severity: SevError, PC: op.in.PC, CTA: op.cta.ID, Warp: -1, Off: lo, Bytes: 1,
 					Msg:    fmt.Sprintf("%s overwrites shared bytes (from %#x) that an in-flight %s still reads", op.kind, lo, kindOf(other)),
@@ -259,59 +337,23 @@ func (c *CTA) markInflight(regs []region, write bool, op *asyncOp) {
 			}
 		}
 	}
-	for _, x := range ref.sp {
-		for b := x.lo >> inflBlockShift; b <= (x.hi-1)>>inflBlockShift; b++ {
-			c.inflBlk[b]++
-		}
-	}
-	c.inflight = append(c.inflight, ref)
-	c.inflightN++
+	c.infl.mark(sp, write, op)
 }
 
 // unmarkInflight ends op's marks.
 func (c *CTA) unmarkInflight(op *asyncOp, write bool) {
-	for i, ref := range c.inflight {
-		if ref.op != op || ref.write != write {
-			continue
-		}
-		for _, x := range ref.sp {
-			for b := x.lo >> inflBlockShift; b <= (x.hi-1)>>inflBlockShift; b++ {
-				c.inflBlk[b]--
-			}
-		}
-		c.inflight = append(c.inflight[:i], c.inflight[i+1:]...)
-		c.inflightN--
-		return
+	if c.infl != nil {
+		c.infl.unmark(op, write)
 	}
 }
 
 // inflightAt finds an in-flight operation writing (or reading) a byte of
 // [lo, hi), and the first such byte.
 func (c *CTA) inflightAt(lo, hi uint32, write bool) (*asyncOp, uint32, bool) {
-	if c.inflightN == 0 || lo >= hi {
+	if c.infl == nil {
 		return nil, 0, false
 	}
-	any := false
-	for b := lo >> inflBlockShift; b <= (hi-1)>>inflBlockShift && int(b) < len(c.inflBlk); b++ {
-		any = any || c.inflBlk[b] > 0
-	}
-	if !any {
-		return nil, 0, false
-	}
-	for _, ref := range c.inflight {
-		if ref.write != write || !ref.sp.overlaps(lo, hi) {
-			continue
-		}
-		first := lo
-		for _, x := range ref.sp {
-			if x.hi > lo && x.lo < hi {
-				first = max(lo, x.lo)
-				break
-			}
-		}
-		return ref.op, first, true
-	}
-	return nil, 0, false
+	return c.infl.at(lo, hi, write)
 }
 
 // smemHook checks a generic-proxy shared-memory access.
@@ -326,7 +368,7 @@ func (w *Warp) smemHook(in *Inst, lane int, sp ptx.Space, addr uint64, n int, wr
 	}
 	off := uint32(off64)
 	u := w.cta.u
-	if c.inflightN > 0 {
+	if c.infl != nil && !c.infl.empty() {
 		hi := off + uint32(n)
 		if op, o, ok := c.inflightAt(off, hi, true); ok {
 			h := Hazard{Kind: HzAsyncEarlyRead, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << lane, Off: o, Bytes: 1,
@@ -374,7 +416,7 @@ func kindOf(op *asyncOp) string {
 // from the order instead.)
 func (w *Warp) asyncReadCheck(in *Inst, c *CTA, off uint32, n int, what string) {
 	u := w.cta.u
-	if u.race != nil || c.inflightN == 0 {
+	if u.race != nil || c.infl == nil || c.infl.empty() {
 		return
 	}
 	if op, o, ok := c.inflightAt(off, off+uint32(n), true); ok {

@@ -596,11 +596,9 @@ type CTA struct {
 	cpasync           []*cpAsyncGroups
 	agent             int // VC slot of this CTA's async proxy
 	exitedHazardsDone bool
-	// shared-memory ranges in-flight async operations write or read
-	// (without Options.Check), and their count per 1 KiB block
-	inflight    []inflightRef
-	inflightN   int
-	inflBlk     []uint16
+	// the shared-memory regions in-flight async operations write or read
+	// (without Options.Check)
+	infl        inflightIndex
 	tags        []elemTag // per shared byte: the tensor element a TMA copy put there
 	srcTags     []uint64  // per shared byte: the global address it was copied or stored from (provenance.go)
 	tcgenIssued int       // tcgen05 operations issued so far
