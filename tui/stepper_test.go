@@ -135,7 +135,7 @@ func TestStepperHazardJump(t *testing.T) {
 		kind string
 		line int
 	}{
-		{"race", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, tinyRace) }, "smem/race", 33},
+		{"race", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, tinyRace) }, "smem/warp-exchange-without-sync", 33},
 		{"missing wait", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, gemmWait)) }, "async/refill-before-release", 812},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

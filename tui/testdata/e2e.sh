@@ -171,8 +171,8 @@ wait_for "step 0"
 keys s s s
 wait_for "step 3 · warp"
 keys h
-wait_for "hazards (1)"
-wait_for "smem/race"
+wait_for "hazards (2)"
+wait_for "smem/warp-exchange-without-sync"
 keys p
 wait_for "stepped back"
 keys r
