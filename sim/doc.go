@@ -34,13 +34,22 @@
 //     isa/desc descriptors with their swizzle.
 //   - Schedules (Options.Schedule): Lazy (default), Latest, Eager and a
 //     seeded Random interleaving that explores other legal orders.
-//   - The hazard checker (hazard.go, race.go, and checks in each unit):
-//     always on for the protocols (wgmma registers and fences with the
-//     ptxas repairs C7513-C7519 modelled, async-proxy fences, TMA and bulk
-//     copy rules, mbarrier lifecycle and phases, deadlocks, tcgen05 rules);
-//     with Options.Check also shared-memory races (vector clocks per warp
-//     and per async proxy), the layout consistency of TMA-written tiles
-//     read through descriptors, and bank-conflict statistics.
+//   - The hazard checker: every finding names a rule (rules.go: a stable
+//     identity, a severity — error, warning, portability note, perf — the
+//     PTX ISA section and its documentation; the doc comment there says how
+//     to add one). The protocol checks that judge one instruction at a time
+//     always run (wgmma registers and fences with the ptxas repairs
+//     C7513-C7519 modelled, TMA and bulk copy rules, mbarrier lifecycle,
+//     deadlocks with the cause of a stuck phase, tcgen05 rules). With
+//     Options.Check, race.go decides from the happens-before order the
+//     kernel establishes, under any schedule: shared-memory races (vector
+//     clocks per warp and per mbarrier), asynchronous writes and reads as
+//     ranges with their release points, proxy fences, mbarrier phases and
+//     lapping, intra-warp exchanges; provenance.go and the TMA tags check
+//     descriptor layouts against the writers. Machine.Findings groups the
+//     observations per root cause (findings.go); Options.Policy applies
+//     --strict and --allow; source.go maps PTX lines to the kernel's .cu or
+//     .py through .loc.
 //   - Stepper (step.go): step one instruction, per warp or round-robin; run
 //     to a breakpoint (pc, label, line) or a hazard; inspect registers,
 //     fragment ownership, shared memory, TMEM, in-flight operations and
