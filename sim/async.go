@@ -51,12 +51,10 @@ type asyncOp struct {
 	run     func(op *asyncOp)
 	// the happens-before record of the shared memory it reads
 	hbRead *asyncRead
-	// armed phase of the mbarrier a copy completes on
-	armPhase uint64
-	wr, rd   []region
-	done     bool
-	desc     string
-	seq      uint64
+	wr, rd []region
+	done   bool
+	desc   string
+	seq    uint64
 }
 
 // AsyncOp describes an in-flight asynchronous operation (for inspection).

@@ -288,10 +288,6 @@ func dotMods(in *sim.Inst) string {
 	return b.String()
 }
 
-func indent(s, pre string) string {
-	return pre + strings.ReplaceAll(s, "\n", "\n"+pre)
-}
-
 // printSimOutputs prints or writes the launch's --out buffers.
 func printSimOutputs(w io.Writer, m *sim.Machine, l *launch.Launch, limit int) error {
 	for _, out := range l.Outputs {
