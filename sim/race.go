@@ -198,7 +198,9 @@ func clone(v []uint32) []uint32 { return append([]uint32(nil), v...) }
 func (r *raceState) tick(w *Warp) {
 	i := w.uid
 	c := r.vc[i][i]
-	if rp := r.relPC[i]; int(c) < len(rp)+1<<20 {
+	// (the release points of the first 4M clock values of a warp are kept:
+	// they only name the line to fix)
+	if rp := r.relPC[i]; c < 1<<22 {
 		for len(rp) <= int(c) {
 			rp = append(rp, -1)
 		}
