@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -248,7 +249,9 @@ func (r *hazardReport) writeBrief(w io.Writer) {
 		}
 		fmt.Fprintf(w, "%s: %s [%s] %s%s\n", f.Cause, f.Severity, f.Rule, f.Msg, extra)
 	}
-	fmt.Fprintf(w, "%s\n", r.summary())
+	if len(r.findings) > 0 || r.check {
+		fmt.Fprintf(w, "%s\n", r.summary())
+	}
 }
 
 // JSON --------------------------------------------------------------------------
@@ -434,7 +437,11 @@ func sarifLevel(s sim.Severity) string {
 }
 
 func sarifLocAt(file string, line, col int, msg string, id int) sarifLocation {
-	l := sarifLocation{ID: id, Physical: sarifPhysical{Artifact: sarifArtifact{URI: file}, Region: sarifRegion{StartLine: max(line, 1), StartColumn: col}}}
+	uri := filepath.ToSlash(file)
+	if filepath.IsAbs(file) {
+		uri = "file://" + uri
+	}
+	l := sarifLocation{ID: id, Physical: sarifPhysical{Artifact: sarifArtifact{URI: uri}, Region: sarifRegion{StartLine: max(line, 1), StartColumn: col}}}
 	if msg != "" {
 		l.Message = &sarifText{Text: msg}
 	}
