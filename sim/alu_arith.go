@@ -338,6 +338,11 @@ func decDiv(d *decoder) error {
 	t := d.in.typ
 	switch t {
 	case ptx.F32:
+		if f := sfuForm(d, "div"); f != nil {
+			d.in.approx = !f.Exact
+			eval := f.Eval
+			return d.set2(t, func(a, b uint64) uint64 { return eval(a, b) })
+		}
 		mode := d.mode()
 		d.in.approx = d.has("approx") || d.has("full")
 		return d.set2(t, f32Op2(d.has("ftz"), false, func(x, y uint32) uint32 { return divF32(x, y, mode) }))

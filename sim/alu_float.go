@@ -7,6 +7,7 @@ import (
 
 	"github.com/tcsim/tcsim/isa/numfmt"
 	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/sim/sfu"
 )
 
 // Floating-point helpers and instructions: the f32 flush/saturate
@@ -221,12 +222,36 @@ func decTestp(d *decoder) error {
 	return nil
 }
 
-// Approximate math: computed in float64 and rounded; the hardware's
-// approximations differ in the last bits, so results are marked not
-// bit-exact (except the correctly rounded .rn forms).
+// sfuForm returns the special function unit's model of an approximate
+// instruction (.approx, or div.full), or nil.
+func sfuForm(d *decoder, op string) *sfu.Form {
+	name := op
+	switch {
+	case d.has("approx"):
+		name += ".approx"
+	case op == "div" && d.has("full"):
+		name += ".full"
+	default:
+		return nil
+	}
+	if d.has("ftz") {
+		name += ".ftz"
+	}
+	return sfu.Lookup(name + "." + d.in.typ.String())
+}
+
+// Approximate math runs the special function unit's model (package
+// sim/sfu): bit-exact where the model is verified on the H100 (Form.Exact),
+// otherwise computed as well as known and marked not bit-exact. Forms
+// without a model are computed in float64 and rounded, also marked.
 func decMath(op string) decodeFn {
 	return func(d *decoder) error {
 		t := d.in.typ
+		if f := sfuForm(d, op); f != nil {
+			d.in.approx = !f.Exact
+			eval := f.Eval
+			return d.set1(t, func(a uint64) uint64 { return eval(a, 0) })
+		}
 		approx := d.has("approx") || op == "ex2" || op == "lg2" || op == "sin" || op == "cos" || op == "tanh" || op == "rsqrt"
 		d.in.approx = approx
 		ftz := d.has("ftz")

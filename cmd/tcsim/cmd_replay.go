@@ -15,6 +15,7 @@ import (
 	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/sim"
+	"github.com/tcsim/tcsim/sim/sfu"
 )
 
 func init() {
@@ -428,16 +429,18 @@ func printApprox(w io.Writer, m *sim.Machine) {
 		s.n++
 		s.lo, s.hi = min(s.lo, in.Line), max(s.hi, in.Line)
 	}
-	var where []string
 	for _, n := range names {
 		s := spans[n]
-		if s.n == 1 {
-			where = append(where, fmt.Sprintf("%s (line %d)", n, s.lo))
-		} else {
-			where = append(where, fmt.Sprintf("%s ×%d (lines %d-%d)", n, s.n, s.lo, s.hi))
+		where := fmt.Sprintf("line %d", s.lo)
+		if s.n > 1 {
+			where = fmt.Sprintf("×%d, lines %d-%d", s.n, s.lo, s.hi)
 		}
+		why := "not bit-exact: computed in float64 (the hardware's approximation differs in the last bits)"
+		if f := sfu.Lookup(n); f != nil {
+			why = f.Status()
+		}
+		fmt.Fprintf(w, "  note: %s (%s): %s\n", n, where, why)
 	}
-	fmt.Fprintf(w, "  note: not bit-exact: %s computed in float64 (the hardware's approximation differs in the last bits)\n", strings.Join(where, ", "))
 }
 
 // inputOf returns a buffer's contents before the launch.

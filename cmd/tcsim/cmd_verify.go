@@ -26,15 +26,10 @@ const defaultLayoutFixtures = "fixtures/layouts"
 func init() {
 	register(&command{
 		name:    "verify",
-		args:    "layouts|tensormaps",
+		args:    "layouts | tensormaps | approx",
 		summary: "check tcsim's models against hardware (or against recorded hardware fixtures)",
-		help:    "tcsim verify layouts checks the layout catalog; tcsim verify tensormaps checks the CUtensorMap model. See their --help.",
-		run: func(e *env, _ any, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown subcommand %q (want: tcsim verify layouts or tensormaps)", args[0])
-			}
-			return usagef("missing subcommand (want: tcsim verify layouts or tensormaps)")
-		},
+		help:    "tcsim verify layouts checks the layout catalog, tcsim verify tensormaps the CUtensorMap model, tcsim verify approx the approximate-math model. See their --help.",
+		run:     groupRun("verify"),
 	})
 	register(&command{
 		name:    "verify layouts",

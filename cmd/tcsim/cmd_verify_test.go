@@ -107,7 +107,7 @@ func TestVerifyLayoutsErrors(t *testing.T) {
 		code int
 		err  string
 	}{
-		{[]string{"verify"}, 2, "missing subcommand (want: tcsim verify layouts or tensormaps)"},
+		{[]string{"verify"}, 2, "missing subcommand (want: tcsim verify approx, tcsim verify layouts, tcsim verify tensormaps)"},
 		{[]string{"verify", "layouts", "x"}, 2, `unexpected argument "x"`},
 		{[]string{"verify", "layouts", "--record", "d"}, 2, "--record needs --gpu"},
 		{[]string{"verify", "layouts", "--case", "nope"}, 2, `--case "nope": no such probe (see tcsim verify layouts --list)`},

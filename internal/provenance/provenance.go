@@ -18,6 +18,10 @@ type Provenance struct {
 	Date          string `json:"date"`           // RFC 3339, UTC (older records: the day, 2006-01-02)
 	TcsimVersion  string `json:"tcsim_version"`
 	Command       string `json:"command"` // the command that recorded the outputs
+	// PTXAS is the version line of the ptxas on the recording machine
+	// (e.g. "Cuda compilation tools, release 13.0, V13.0.88"), where one
+	// was found; the kernels themselves are compiled by the driver's JIT.
+	PTXAS string `json:"ptxas,omitempty"`
 	// JITLog is the ptxas info log of the JIT (e.g. C75xx advice).
 	JITLog string `json:"jit_log,omitempty"`
 	// Kernel facts the driver reported (registers, static shared memory…).
@@ -78,6 +82,7 @@ type wire struct {
 	Date          string         `json:"date"`
 	TcsimVersion  string         `json:"tcsim_version"`
 	Command       string         `json:"command"`
+	PTXAS         string         `json:"ptxas"`
 	JITLog        string         `json:"jit_log"`
 	KernelAttrs   map[string]int `json:"kernel_attrs"`
 	ElapsedMS     float64        `json:"elapsed_ms"`
@@ -100,7 +105,7 @@ func (p *Provenance) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*p = Provenance{GPU: w.GPU, Arch: w.Arch, DriverVersion: w.DriverVersion, CUDAVersion: w.CUDAVersion,
-		Date: w.Date, TcsimVersion: w.TcsimVersion, Command: w.Command, JITLog: w.JITLog,
+		Date: w.Date, TcsimVersion: w.TcsimVersion, Command: w.Command, PTXAS: w.PTXAS, JITLog: w.JITLog,
 		KernelAttrs: w.KernelAttrs, ElapsedMS: w.ElapsedMS, Capture: w.Capture}
 	if p.DriverVersion == "" {
 		p.DriverVersion = w.Driver

@@ -1,0 +1,301 @@
+package sfu
+
+import "math"
+
+// The MUFU operations of sm_90 on f32 operands. Each takes and returns
+// f32 bit patterns; subnormal operands read as zero and subnormal results
+// are flushed to zero, as the unit does whatever the instruction's .ftz.
+
+// exact-case helpers
+const (
+	expMask  = 0x7F800000
+	manMask  = 0x007FFFFF
+	signMask = 0x80000000
+	posInf   = 0x7F800000
+)
+
+// pack builds sign | value where value = M·2^e with M a significand in
+// [2^23, 2^24] (2^24 renormalizes), flushing results below the normal
+// range to zero and overflowing to infinity.
+func pack(sign uint32, M uint64, e int) uint32 {
+	if M == 1<<24 {
+		M >>= 1
+		e++
+	}
+	be := e + 23 + 127 // biased exponent of M·2^e
+	if be <= 0 {
+		return sign
+	}
+	if be >= 255 {
+		return sign | posInf
+	}
+	return sign | uint32(be)<<23 | uint32(M)&manMask
+}
+
+// normTrunc converts a fixed-point magnitude v·2^-frac (v > 0) to f32,
+// truncating to 24 significant bits, with the sign; results below the
+// normal range flush to zero.
+func normTrunc(sign uint32, v uint64, frac int) uint32 {
+	if v == 0 {
+		return sign
+	}
+	n := 63 - leadingZeros64(v) // v in [2^n, 2^(n+1))
+	var M uint64
+	if n >= 23 {
+		M = v >> (n - 23)
+	} else {
+		M = v << (23 - n)
+	}
+	return pack(sign, M, n-23-frac)
+}
+
+func leadingZeros64(x uint64) int {
+	n := 0
+	for x&(1<<63) == 0 {
+		x <<= 1
+		n++
+	}
+	return n
+}
+
+// MufuEX2 is MUFU.EX2: 2^x. The operand is first truncated to a
+// fixed-point number with 23 fraction bits (toward zero) and split into
+// an integer part n (the exponent) and a fraction F (the table's
+// argument); for a negative operand with a nonzero fraction the unit reads
+// the table at F-1.
+func MufuEX2(x uint32) uint32 {
+	if isNaN32(x) {
+		return nan32
+	}
+	neg := x&signMask != 0
+	a := x &^ signMask
+	if a&expMask == 0 {
+		return 0x3F800000 // ±0 and subnormals: 1
+	}
+	if a >= 0x43000000 { // |x| >= 128, and infinities
+		if neg {
+			return 0
+		}
+		return posInf
+	}
+	// X = trunc(|x|·2^23): the significand shifted by the exponent
+	e := int(a>>23) - 127
+	m := uint64(a&manMask | 1<<23)
+	var X int64
+	if e >= 0 {
+		X = int64(m << e)
+	} else if e > -24 {
+		X = int64(m >> -e)
+	}
+	if neg {
+		X = -X
+	}
+	n := X >> 23 // floor
+	F := uint32(X & (1<<23 - 1))
+	if neg && F != 0 {
+		F-- // a negative fraction is read one step below
+	}
+	M := quadEX2.Floor(int(F>>17), F&(1<<17-1))
+	return pack(0, uint64(M), int(n)-23)
+}
+
+// MufuRCP is MUFU.RCP: 1/x.
+func MufuRCP(x uint32) uint32 {
+	if isNaN32(x) {
+		return nan32
+	}
+	s := x & signMask
+	a := x &^ signMask
+	switch {
+	case a&expMask == 0:
+		return s | posInf
+	case a == posInf:
+		return s
+	}
+	e := int(a>>23) - 127
+	m := a & manMask
+	M := quadRCP.Floor(int(m>>16), m&0xFFFF)
+	return pack(s, uint64(M), -24-e)
+}
+
+// MufuRSQ is MUFU.RSQ: 1/sqrt(x).
+func MufuRSQ(x uint32) uint32 {
+	if isNaN32(x) {
+		return nan32
+	}
+	s := x & signMask
+	a := x &^ signMask
+	switch {
+	case a&expMask == 0:
+		return s | posInf
+	case s != 0:
+		return nan32
+	case a == posInf:
+		return 0
+	}
+	e := int(a>>23) - 127
+	m := a & manMask
+	j := e >> 1 // x = 4^j · m', m' in [1,4)
+	q := quadRSQ[e&1]
+	if m == 0 && e&1 == 0 {
+		return pack(0, 1<<23, -23-j) // 4^j: exact
+	}
+	M := q.Floor(int(m>>17), m&(1<<17-1))
+	return pack(0, uint64(M), -24-j)
+}
+
+// MufuSQRT is MUFU.SQRT: sqrt(x).
+func MufuSQRT(x uint32) uint32 {
+	if isNaN32(x) {
+		return nan32
+	}
+	s := x & signMask
+	a := x &^ signMask
+	switch {
+	case a&expMask == 0:
+		return s
+	case s != 0:
+		return nan32
+	case a == posInf:
+		return posInf
+	}
+	e := int(a>>23) - 127
+	m := a & manMask
+	j := e >> 1
+	M := quadSQRT[e&1].Floor(int(m>>17), m&(1<<17-1))
+	return pack(0, uint64(M), j-23)
+}
+
+// MufuLG2 is MUFU.LG2: log2(x), computed as e + log2(m) in fixed point and
+// truncated toward zero.
+func MufuLG2(x uint32) uint32 {
+	if isNaN32(x) {
+		return nan32
+	}
+	s := x & signMask
+	a := x &^ signMask
+	switch {
+	case a&expMask == 0:
+		return signMask | posInf
+	case s != 0:
+		return nan32
+	case a == posInf:
+		return posInf
+	case a == 0x3F800000:
+		return 0
+	}
+	e := int64(a>>23) - 127
+	m := a & manMask
+	q := quadLG2
+	S := q.Sum(int(m>>17), m&(1<<17-1)) >> (q.L + 3 - lg2Frac) // log2(m)·2^(24+lg2Frac), truncated
+	frac := 24 + lg2Frac
+	v := e<<frac + S
+	if v < 0 {
+		return normTrunc(signMask, uint64(-v-lg2NegAdj), frac)
+	}
+	return normTrunc(0, uint64(v), frac)
+}
+
+// lg2Frac is the number of fraction bits below 2^-24 the fixed-point
+// logarithm keeps (results near 1 are multiples of 2^-36).
+const lg2Frac = 12
+
+var lg2NegAdj int64 = 1
+
+var _ = math.Inf
+
+// pack64h builds the high word of an f64 with sign, significand M in
+// [2^23, 2^24] (truncated to 20 fraction bits) times 2^e; results below
+// the normal range flush to zero.
+func pack64h(sign uint32, M uint64, e int) uint32 {
+	if M == 1<<24 {
+		M >>= 1
+		e++
+	}
+	be := e + 23 + 1023
+	if be <= 0 {
+		return sign
+	}
+	if be >= 2047 {
+		return sign | 0x7FF00000
+	}
+	return sign | uint32(be)<<20 | uint32(M>>3)&0xFFFFF
+}
+
+// MufuRCP64H is MUFU.RCP64H: the high word of 1/x from the high word of
+// x (sign, 11-bit exponent, 20 fraction bits), through the f32 reciprocal
+// table; the result's significand is truncated to 20 bits.
+func MufuRCP64H(hi uint32) uint32 {
+	s := hi & signMask
+	a := hi &^ signMask
+	switch {
+	case a > 0x7FF00000:
+		return nan32
+	case a&0x7FF00000 == 0:
+		return s | 0x7FF00000
+	case a == 0x7FF00000:
+		return s
+	}
+	e := int(a>>20) - 1023
+	m := (a & 0xFFFFF) << 3
+	M := quadRCP.Floor(int(m>>16), m&0xFFFF)
+	return pack64h(s, uint64(M), -24-e)
+}
+
+// MufuRSQ64H is MUFU.RSQ64H: the high word of 1/sqrt(x).
+func MufuRSQ64H(hi uint32) uint32 {
+	s := hi & signMask
+	a := hi &^ signMask
+	switch {
+	case a > 0x7FF00000:
+		return nan32
+	case a&0x7FF00000 == 0:
+		return s | 0x7FF00000
+	case s != 0:
+		return nan32
+	case a == 0x7FF00000:
+		return 0
+	}
+	e := int(a>>20) - 1023
+	m := (a & 0xFFFFF) << 3
+	j := e >> 1
+	if m == 0 && e&1 == 0 {
+		return pack64h(0, 1<<23, -23-j)
+	}
+	M := quadRSQ[e&1].Floor(int(m>>17), m&(1<<17-1))
+	return pack64h(0, uint64(M), -24-j)
+}
+
+// half16 runs a 16-bit MUFU (.F16 or .BF16): the f32 operation on the
+// widened operand, its result truncated toward zero to the 16-bit format.
+func half16(op func(uint32) uint32, bf bool) func(uint16) uint16 {
+	return func(x uint16) uint16 { return f32ToHalfTrunc(op(halfToF32(x, bf)), bf) }
+}
+
+// f32ToHalfTrunc narrows an f32 to f16 or bf16 toward zero (NaN becomes
+// the canonical 0x7FFF; f16 results below its normal range become f16
+// subnormals).
+func f32ToHalfTrunc(x uint32, bf bool) uint16 {
+	if isNaN32(x) {
+		return nan16
+	}
+	if bf {
+		return uint16(x >> 16)
+	}
+	s := uint16(x>>16) & 0x8000
+	e := int(x>>23&255) - 127 + 15
+	m := x&manMask | 1<<23
+	switch {
+	case x&^signMask == posInf, e >= 31:
+		return s | 0x7C00
+	case x&expMask == 0:
+		return s
+	case e <= 0:
+		sh := 13 + 1 - e
+		if sh > 24 {
+			return s
+		}
+		return s | uint16(m>>sh)
+	}
+	return s | uint16(e)<<10 | uint16(m>>13&0x3FF)
+}

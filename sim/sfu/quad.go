@@ -1,0 +1,89 @@
+package sfu
+
+import "sync"
+
+// The special function unit evaluates every function the same way: the
+// operand's significand (or fixed-point fraction) is split into an
+// interval index (the top bits) and Xl (the next L bits); a table gives
+// three coefficients for the interval, and the unit sums
+//
+//	S = C0 + C1·t + C2·sq(t),   t = Xl/2^L,
+//
+// where sq(t) is t² from a truncated squarer: the partial products of Xl²
+// in the columns below 2^(2L-15) are dropped, so sq keeps 15 fraction bits
+// of t². C0, C1 and C2 are fixed-point numbers (units of 1/8, 1/2 and 1/2
+// of the result's last place in the forms below; many have coarser
+// steps), and S is exact: no rounding happens before the result is
+// truncated to its final precision. This structure, and that the
+// truncation is the only rounding, was read off the H100's results (see
+// fit.go); the coefficient tables were fitted to them.
+
+// A Quad is one function's interpolator.
+type Quad struct {
+	L int // bits of Xl (15..20)
+	// Per interval: C0 in units of 1/8, C1 and C2 in units of 1/2 (of the
+	// unit the function's S is expressed in).
+	C0 []int64
+	C1 []int64
+	C2 []int64
+	// Delta is a constant added to every sum, in units of 2^-(L+3).
+	Delta int64
+
+	drop []uint32 // dropTable(L), set on first use
+}
+
+// Sum returns S·2^(L+3) for interval i and Xl, exactly.
+func (q *Quad) Sum(i int, xl uint32) int64 {
+	L := uint(q.L)
+	if q.drop == nil {
+		q.drop = dropTable(L)
+	}
+	x := uint64(xl)
+	sq := int64((x*x - uint64(q.drop[xl])) >> (2*L - 15)) // t² in units of 2^-15
+	return q.C0[i]<<L + q.C1[i]*int64(xl)<<2 + q.C2[i]*sq<<(L-15+2) + q.Delta
+}
+
+// Floor returns floor(S) for interval i and Xl.
+func (q *Quad) Floor(i int, xl uint32) int64 { return q.Sum(i, xl) >> (q.L + 3) }
+
+// truncSquare returns the squarer's output for an L-bit Xl: Xl² without
+// the partial products in columns below 2^(2L-15), shifted right by
+// 2L-15 (so t² in units of 2^-15).
+func truncSquare(L uint, xl uint32) uint32 {
+	t := dropTable(L)
+	x := uint64(xl)
+	return uint32((x*x - uint64(t[xl])) >> (2*L - 15))
+}
+
+var (
+	dropOnce [24]sync.Once
+	drops    [24][]uint32
+)
+
+// dropTable is, for every Xl of L bits, the sum of the partial products of
+// Xl² that the squarer drops (a few hundred KiB, computed on first use).
+func dropTable(L uint) []uint32 {
+	dropOnce[L].Do(func() {
+		T := 2*int(L) - 15
+		t := make([]uint32, 1<<L)
+		for x := range t {
+			var s uint64
+			for i := 0; i < int(L); i++ {
+				if x>>i&1 == 0 {
+					continue
+				}
+				if 2*i < T {
+					s += 1 << (2 * i)
+				}
+				for j := i + 1; j < int(L) && i+j+1 < T; j++ {
+					if x>>j&1 == 1 {
+						s += 1 << (i + j + 1)
+					}
+				}
+			}
+			t[x] = uint32(s)
+		}
+		drops[L] = t
+	})
+	return drops[L]
+}
