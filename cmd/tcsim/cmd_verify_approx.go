@@ -23,7 +23,7 @@ import (
 )
 
 // defaultApproxFixture is where the approximate-math campaign is recorded.
-const defaultApproxFixture = "fixtures/approx/sm90a_hashes.jsonl.gz"
+const defaultApproxFixture = "fixtures/approx"
 
 func init() {
 	register(&command{
@@ -47,8 +47,8 @@ GPU's results are read back and compared input by input (agreement, largest
 difference in ulps; --diff DIR keeps the differing inputs). --record FILE
 writes the GPU's hashes with their provenance.
 
-Without --gpu it replays the recorded hashes (--fixture, default
-` + defaultApproxFixture + `; run from the repository root): a sample
+Without --gpu it replays the recorded hashes (--fixture, default the
+*.jsonl.gz files under ` + defaultApproxFixture + `; run from the repository root): a sample
 of chunks of every campaign is recomputed with the model (--full: all of
 them, minutes on many cores).
 
@@ -58,7 +58,7 @@ The exit status is 1 when a form that the model calls bit-exact disagrees.`,
 			fs.BoolVar(&o.gpu, "gpu", false, "run the campaign on the GPU (default: replay the recorded hashes)")
 			fs.StringVar(&o.record, "record", "", "with --gpu, write the GPU's chunk hashes to `FILE`")
 			fs.StringVar(&o.diff, "diff", "", "with --gpu, write the inputs where the model differs under `DIR`")
-			fs.StringVar(&o.fixture, "fixture", defaultApproxFixture, "without --gpu, the recorded hashes to replay")
+			fs.StringVar(&o.fixture, "fixture", defaultApproxFixture, "without --gpu, the recorded hashes to replay: a `FILE`, or a directory of *.jsonl.gz")
 			fs.BoolVar(&o.full, "full", false, "without --gpu, recompute every chunk (default: a sample)")
 			fs.IntVar(&o.sample, "sample", 4, "without --gpu and --full, chunks recomputed per campaign (the first, the last and random ones)")
 			fs.Uint64Var(&o.seed, "seed", 0, "without --gpu and --full, the seed that picks the chunks (0: a new one each run)")
@@ -343,13 +343,9 @@ func approxCompareGPU(r *sfurun.Runner, f *sfu.Form, d sfu.Domain, hw []uint64, 
 }
 
 func approxReplay(e *env, o *approxOpts, forms []*sfu.Form) error {
-	raw, err := os.ReadFile(o.fixture)
+	recs, err := sfu.LoadHashRecords(o.fixture)
 	if err != nil {
-		return fmt.Errorf("no recorded approximate-math campaign at %s (run from the repository root, pass --fixture FILE, or run it with --gpu)", o.fixture)
-	}
-	recs, err := sfu.ReadHashRecords(bytes.NewReader(raw))
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.fixture, err)
+		return fmt.Errorf("%w (run from the repository root, pass --fixture, or run the campaign with --gpu)", err)
 	}
 	want := map[string]bool{}
 	for _, f := range forms {

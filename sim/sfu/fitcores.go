@@ -17,9 +17,10 @@ type QuadSpec struct {
 	Samples func(d *Dump) []Sample
 }
 
-// binadeOf reports whether a dump is the whole binade of op that starts at base.
+// binadeOf reports whether a dump covers the binade of op that starts at
+// base (every operand, or every Step-th).
 func binadeOf(d *Dump, op string, base uint64) bool {
-	return d.Op == op && d.Gen == "range" && d.Base == base && d.Count == 1<<23
+	return d.Op == op && d.Gen == "range" && d.Base == base && d.Count*int(max(d.Step, 1)) == 1<<23
 }
 
 // intSamples: for a whole binade, interval = mantissa >> L, Xl = the rest,

@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"os"
+	"path/filepath"
+	"sort"
 
 	"github.com/tcsim/tcsim/internal/provenance"
 )
@@ -223,4 +226,34 @@ func (d Domain) ChunkInputs(c int) (a, b []uint64) {
 		a[k], b[k] = d.Input(base + uint32(k))
 	}
 	return a, b
+}
+
+// LoadHashRecords reads a record file, or every *.jsonl.gz file of a
+// directory (sorted by name).
+func LoadHashRecords(path string) ([]*HashRecord, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("no recorded approximate-math campaign at %s", path)
+	}
+	files := []string{path}
+	if st.IsDir() {
+		if files, err = filepath.Glob(filepath.Join(path, "*.jsonl.gz")); err != nil || len(files) == 0 {
+			return nil, fmt.Errorf("no *.jsonl.gz records under %s", path)
+		}
+		sort.Strings(files)
+	}
+	var out []*HashRecord
+	for _, fn := range files {
+		f, err := os.Open(fn)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := ReadHashRecords(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", fn, err)
+		}
+		out = append(out, recs...)
+	}
+	return out, nil
 }
