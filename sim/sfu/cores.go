@@ -299,3 +299,113 @@ func f32ToHalfTrunc(x uint32, bf bool) uint16 {
 	}
 	return s | uint16(e)<<10 | uint16(m>>13&0x3FF)
 }
+
+// sinArg converts MUFU.SIN/COS's operand (in revolutions) to the unit's
+// fixed point: |r| truncated to 25 fraction bits, of which the top two
+// are the quadrant and the other 23 the position in it; cos adds a
+// quarter turn. In odd quadrants the unit reads the table at the one's
+// complement of the position (sin(π/2·(1-f)) = sin(π/2·f) reflected).
+func sinArg(r uint32, cos bool) (q, f uint32, ok bool) {
+	a := r &^ signMask
+	if a >= posInf {
+		return 0, 0, false
+	}
+	e := int(a>>23) - 127
+	m := uint64(a&manMask | 1<<23)
+	var R uint64          // |r|·2^25 mod 2^25
+	switch sh := e + 2; { // |r|·2^25 = m·2^(e+2)
+	case a&expMask == 0, sh <= -24, sh >= 25:
+		R = 0
+	case sh >= 0:
+		R = m << sh
+	default:
+		R = m >> -sh
+	}
+	R &= 1<<25 - 1
+	if cos {
+		R = (R + 1<<23) & (1<<25 - 1)
+	}
+	q = uint32(R >> 23)
+	f = uint32(R & (1<<23 - 1))
+	if q&1 == 1 {
+		f = 1<<23 - 1 - f
+	}
+	return q, f, true
+}
+
+// mufuSinCos is MUFU.SIN (cos false) or MUFU.COS: sin(2π·r) or cos(2π·r)
+// of an operand r in revolutions, from a table of sin over a quarter turn;
+// the fixed-point result keeps 12 fraction bits below 2^-24 and is
+// truncated to 24 significant bits.
+func mufuSinCos(r uint32, cos bool) uint32 {
+	if isNaN32(r) {
+		return nan32
+	}
+	q, f, ok := sinArg(r, cos)
+	if !ok {
+		return nan32
+	}
+	neg := q >= 2
+	if r&signMask != 0 && !cos && r&^signMask != 0 {
+		neg = !neg
+	}
+	if r&expMask == 0 && !cos { // ±0 and subnormals: ±0
+		return r & signMask
+	}
+	S := quadSIN.Sum(int(f>>17), f&(1<<17-1)) >> (quadSIN.L + 3 - sinFrac)
+	var sign uint32
+	if neg {
+		sign = signMask
+	}
+	return normTrunc(sign, uint64(S), 24+sinFrac)
+}
+
+// sinFrac is the number of fraction bits below 2^-24 the fixed-point sine
+// keeps.
+const sinFrac = 20
+
+// MufuSIN is MUFU.SIN: sin(2π·r).
+func MufuSIN(r uint32) uint32 { return mufuSinCos(r, false) }
+
+// MufuCOS is MUFU.COS: cos(2π·r).
+func MufuCOS(r uint32) uint32 { return mufuSinCos(r, true) }
+
+// TANH: below 2^-8 the unit returns x; from 8 on, ±1; between, each binade
+// [2^e, 2^(e+1)) has its own table of 2^j intervals (tanhIndexBits) whose
+// sums are in units of 2^(e-24), with Xl the 17 mantissa bits below the
+// index (the operand's last 6-j bits are ignored).
+const (
+	tanhMinExp = -8
+	tanhMaxExp = 2
+	tanhFrac   = 20 // fraction bits below the result's 2^(e-24) the sum keeps
+)
+
+// tanhIndexBits is j for binades 2^-8 .. 2^2.
+var tanhIndexBits = [tanhMaxExp - tanhMinExp + 1]int{0, 0, 0, 1, 1, 2, 2, 2, 3, 4, 3}
+
+// tanhSplit returns the table, interval and Xl for a mantissa of binade e.
+func tanhSplit(e int, m uint32) (q int, i int, xl uint32) {
+	k := e - tanhMinExp
+	j := tanhIndexBits[k]
+	return k, int(m >> (23 - j)), m >> (6 - j) & (1<<17 - 1)
+}
+
+// MufuTANH is MUFU.TANH.
+func MufuTANH(x uint32) uint32 {
+	if isNaN32(x) {
+		return nan32
+	}
+	s := x & signMask
+	a := x &^ signMask
+	e := int(a>>23) - 127
+	switch {
+	case e < tanhMinExp:
+		return x
+	case e > tanhMaxExp:
+		return s | 0x3F800000
+	}
+	k, i, xl := tanhSplit(e, a&manMask)
+	q := quadTANH[k]
+	S := q.Sum(i, xl) >> (q.L + 3 - tanhFrac)
+	return normTrunc(s, uint64(S), 24+tanhFrac-e)
+}

@@ -10,6 +10,8 @@ var exactForms = []string{
 	"rsqrt.approx.f32", "rsqrt.approx.ftz.f32", "rsqrt.approx.ftz.f64", "rsqrt.approx.f64",
 	"sqrt.approx.f32", "sqrt.approx.ftz.f32",
 	"div.approx.f32", "div.approx.ftz.f32", "div.full.f32", "div.full.ftz.f32",
+	"sin.approx.f32", "sin.approx.ftz.f32", "cos.approx.f32", "cos.approx.ftz.f32",
+	"tanh.approx.f32", "tanh.approx.f16", "tanh.approx.f16x2", "tanh.approx.bf16", "tanh.approx.bf16x2",
 }
 
 func init() {

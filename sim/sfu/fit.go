@@ -142,9 +142,12 @@ func Fit(samples []Sample, o FitOptions) (*Quad, *FitReport, error) {
 	f := feas[0]
 	rep.DeltaRange = [2]float64{f.lo, f.hi}
 	unit := math.Ldexp(1, -(o.L + 3))
-	d := math.Floor((f.lo+f.hi)/2/unit) * unit
+	d := math.Floor((f.lo+f.hi)/2/unit) * unit // the middle of the range, or 0 if it allows
 	if d < f.lo {
 		d += unit
+	}
+	if f.lo <= 0 {
+		d = 0
 	}
 	q.Delta = int64(d / unit)
 	for i, w := range wins {

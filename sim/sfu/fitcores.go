@@ -63,7 +63,7 @@ var (
 // QuadSpecs lists every table and how it is fitted.
 func QuadSpecs() []QuadSpec {
 	zero := func(m uint32) bool { return m == 0 }
-	return []QuadSpec{
+	specs := []QuadSpec{
 		{"quadEX2", optsL17, func(d *Dump) []Sample {
 			if !binadeOf(d, "ex2.approx.ftz.f32", 0x3F800000) {
 				return nil
@@ -106,7 +106,45 @@ func QuadSpecs() []QuadSpec {
 			}
 			return truncSamples(d, 17, math.Ldexp(1, -24), 1.0/(1<<lg2Frac), zero)
 		}},
+		{"quadSIN", FitOptions{L: 17, Intervals: 64, C0Step: 2, C1Step: 4, C2Step: 2, Window: 8}, func(d *Dump) []Sample {
+			cos := d.Op == "cos.approx.ftz.f32"
+			if !binadeOf(d, "sin.approx.ftz.f32", 0x40000000) && !binadeOf(d, "sin.approx.ftz.f32", 0x40800000) &&
+				!binadeOf(d, "cos.approx.ftz.f32", 0x40000000) && !binadeOf(d, "cos.approx.ftz.f32", 0x40800000) {
+				return nil
+			}
+			var out []Sample
+			for i, a := range d.A {
+				_, f, _ := sinArg(fmul32(uint32(a), invTwoPi32, false, true), cos)
+				b := uint32(d.Out[i]) &^ signMask
+				v := float64(f32(b))
+				u := float64(f32(b+1)) - v
+				unit := math.Ldexp(1, -24)
+				out = append(out, Sample{I: int(f >> 17), Xl: f & (1<<17 - 1), Lo: v / unit, Hi: v/unit + max(u/unit, 1.0/(1<<sinFrac))})
+			}
+			return out
+		}},
 	}
+	for e := tanhMinExp; e <= tanhMaxExp; e++ {
+		base := uint64(e+127) << 23
+		specs = append(specs, QuadSpec{fmt.Sprintf("quadTANH[%d]", e-tanhMinExp),
+			FitOptions{L: 17, Intervals: 1 << tanhIndexBits[e-tanhMinExp], C0Step: 2, C1Step: 4, C2Step: 2, Window: 10},
+			func(d *Dump) []Sample {
+				if d.Op != "tanh.approx.f32" || !(d.Gen == "range" || d.Gen == "sample") || d.Base != base || d.Gen == "sample" && d.Span != 1<<23 {
+					return nil
+				}
+				var out []Sample
+				unit := math.Ldexp(1, e-24)
+				for k, a := range d.A {
+					_, i, xl := tanhSplit(e, uint32(a)&manMask)
+					b := uint32(d.Out[k]) &^ signMask
+					v := float64(f32(b))
+					u := float64(f32(b+1)) - v
+					out = append(out, Sample{I: i, Xl: xl, Lo: v / unit, Hi: v/unit + max(u/unit, 1.0/(1<<tanhFrac))})
+				}
+				return out
+			}})
+	}
+	return specs
 }
 
 // FitQuads fits every table to the dumps. The report lists, per table,
@@ -161,6 +199,7 @@ func WriteTables(w io.Writer, qs map[string]*Quad, header string) {
 
 // The tables (tables_gen.go).
 var (
-	quadEX2, quadRCP, quadLG2 *Quad
-	quadRSQ, quadSQRT         [2]*Quad
+	quadEX2, quadRCP, quadLG2, quadSIN *Quad
+	quadTANH                           [tanhMaxExp - tanhMinExp + 1]*Quad
+	quadRSQ, quadSQRT                  [2]*Quad
 )

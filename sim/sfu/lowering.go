@@ -188,6 +188,20 @@ func init() {
 	set("ex2.approx.f16x2", "MUFU.EX2.F16 on each half, PRMT", x2(half16(MufuEX2, false)))
 	set("ex2.approx.ftz.bf16", "MUFU.EX2.BF16: MUFU.EX2 of the widened operand, truncated to bf16", un16(half16(MufuEX2, true)))
 	set("ex2.approx.ftz.bf16x2", "MUFU.EX2.BF16 on each half, PRMT", x2(half16(MufuEX2, true)))
+	sinLow := func(mufu func(uint32) uint32) func(a, b uint64) uint64 {
+		return func(a, _ uint64) uint64 { return uint64(mufu(fmul32(uint32(a), invTwoPi32, false, true))) }
+	}
+	for _, op := range []string{"sin.approx.f32", "sin.approx.ftz.f32"} {
+		set(op, "MUFU.SIN(FMUL.RZ(x, 0.15915494)) (the same code with and without .ftz)", sinLow(MufuSIN))
+	}
+	for _, op := range []string{"cos.approx.f32", "cos.approx.ftz.f32"} {
+		set(op, "MUFU.COS(FMUL.RZ(x, 0.15915494)) (the same code with and without .ftz)", sinLow(MufuCOS))
+	}
+	set("tanh.approx.f32", "MUFU.TANH", un32(MufuTANH))
+	set("tanh.approx.f16", "MUFU.TANH.F16: MUFU.TANH of the widened operand, truncated to f16", un16(half16(MufuTANH, false)))
+	set("tanh.approx.f16x2", "MUFU.TANH.F16 on each half, PRMT", x2(half16(MufuTANH, false)))
+	set("tanh.approx.bf16", "MUFU.TANH.BF16: MUFU.TANH of the widened operand, truncated to bf16", un16(half16(MufuTANH, true)))
+	set("tanh.approx.bf16x2", "MUFU.TANH.BF16 on each half, PRMT", x2(half16(MufuTANH, true)))
 	set("rcp.approx.ftz.f64", "MUFU.RCP64H on the high word; low word 0", hi64(MufuRCP64H))
 	set("rsqrt.approx.ftz.f64", "MUFU.RSQ64H on the high word; low word 0", hi64(MufuRSQ64H))
 	set("rsqrt.approx.f64", "MUFU.RSQ64H, then one DFMA refinement; zero, NaN, negative, infinity and subnormal operands on a slow path", rsqrtF64)
