@@ -203,3 +203,16 @@ var (
 	quadTANH                           [tanhMaxExp - tanhMinExp + 1]*Quad
 	quadRSQ, quadSQRT                  [2]*Quad
 )
+
+// tablesByName maps each QuadSpec name to its table.
+func tablesByName() map[string]*Quad {
+	m := map[string]*Quad{"quadEX2": quadEX2, "quadRCP": quadRCP, "quadLG2": quadLG2, "quadSIN": quadSIN}
+	for i := range 2 {
+		m[fmt.Sprintf("quadRSQ[%d]", i)] = quadRSQ[i]
+		m[fmt.Sprintf("quadSQRT[%d]", i)] = quadSQRT[i]
+	}
+	for i, q := range quadTANH {
+		m[fmt.Sprintf("quadTANH[%d]", i)] = q
+	}
+	return m
+}

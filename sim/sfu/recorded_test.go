@@ -73,8 +73,7 @@ func TestFitSamples(t *testing.T) {
 	if testing.Short() {
 		return
 	}
-	tables := map[string]*Quad{"quadEX2": quadEX2, "quadRCP": quadRCP, "quadLG2": quadLG2,
-		"quadRSQ[0]": quadRSQ[0], "quadRSQ[1]": quadRSQ[1], "quadSQRT[0]": quadSQRT[0], "quadSQRT[1]": quadSQRT[1]}
+	tables := tablesByName()
 	for _, s := range QuadSpecs() {
 		var samples []Sample
 		for _, d := range ds {
