@@ -78,7 +78,17 @@ func MufuEX2(x uint32) uint32 {
 		}
 		return posInf
 	}
-	// X = trunc(|x|·2^23): the significand shifted by the exponent
+	n, F := ex2Fixed(x)
+	M := quadEX2.Floor(int(F>>17), F&(1<<17-1))
+	return pack(0, uint64(M), int(n)-23)
+}
+
+// ex2Fixed converts a finite, normal EX2 operand with |x| < 128 to the
+// unit's fixed point: X = |x|·2^23 truncated, negated for negative x, split
+// into n = floor(X/2^23) and the fraction F; a negative operand with a
+// nonzero fraction reads the table at F-1.
+func ex2Fixed(x uint32) (n int64, F uint32) {
+	a := x &^ signMask
 	e := int(a>>23) - 127
 	m := uint64(a&manMask | 1<<23)
 	var X int64
@@ -87,16 +97,16 @@ func MufuEX2(x uint32) uint32 {
 	} else if e > -24 {
 		X = int64(m >> -e)
 	}
+	neg := x&signMask != 0
 	if neg {
 		X = -X
 	}
-	n := X >> 23 // floor
-	F := uint32(X & (1<<23 - 1))
+	n = X >> 23 // floor
+	F = uint32(X & (1<<23 - 1))
 	if neg && F != 0 {
 		F-- // a negative fraction is read one step below
 	}
-	M := quadEX2.Floor(int(F>>17), F&(1<<17-1))
-	return pack(0, uint64(M), int(n)-23)
+	return n, F
 }
 
 // MufuRCP is MUFU.RCP: 1/x.

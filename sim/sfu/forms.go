@@ -40,6 +40,7 @@ type Form struct {
 	// Eval computes the result bits from the operand bits (b is unused by
 	// unary forms). It is the bit-exact model where Exact is set.
 	Eval func(a, b uint64) uint64
+	run  func(a, b uint64, t *tracer) uint64 // Eval, recording its steps
 	// Lowering is what ptxas emits for it on sm_90a, in SASS words.
 	Lowering string
 	// Exact says that the model is verified bit-exact against the H100 on

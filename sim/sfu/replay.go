@@ -22,8 +22,8 @@ type ReplayResult struct {
 	Differing        []int // chunks where the model differs
 }
 
-// SampleChunks picks n chunks of a domain to recompute: the first, the
-// last, and pseudo-random ones (from seed) between.
+// SampleChunks picks n chunks of a domain to recompute: pseudo-random ones
+// (from seed), and from n = 4 on the first and the last.
 func (d Domain) SampleChunks(n int, seed uint64) []int {
 	total := d.Chunks()
 	if n >= total {
@@ -41,8 +41,10 @@ func (d Domain) SampleChunks(n int, seed uint64) []int {
 			out = append(out, c)
 		}
 	}
-	add(0)
-	add(total - 1)
+	if n >= 4 {
+		add(0)
+		add(total - 1)
+	}
 	for x := seed; len(out) < n; x++ {
 		add(int(Mix64(x) % uint64(total)))
 	}
