@@ -104,7 +104,7 @@ func (t *tracer) mufu64(unit string, op func(uint32) uint32, hi uint32) uint32 {
 func (t *tracer) table(name string, q *Quad, i int, xl uint32, unit string) {
 	sq := truncSquare(uint(q.L), xl)
 	S := float64(q.Sum(i, xl)) / float64(int64(1)<<(q.L+3))
-	t.note("table", fmt.Sprintf("%s interval %d, Xl = %#x (t = %.9f, %d bits): S = C0 + C1·t + C2·sq(t) = %g + %g·t + %g·%d/2^15 + %g = %.6f %s",
+	t.note("table", fmt.Sprintf("%s interval %d, Xl = %#x (t = %.9f, %d bits): S = C0 + C1·t + C2·sq(t) + Δ = %.3f %+.1f·t %+.1f·%d/2^15 + %.7f = %.6f %s",
 		name, i, xl, float64(xl)/float64(int64(1)<<q.L), q.L, float64(q.C0[i])/8, float64(q.C1[i])/2, float64(q.C2[i])/2, sq, float64(q.Delta)/float64(int64(1)<<(q.L+3)), S, unit))
 }
 
