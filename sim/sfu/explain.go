@@ -35,6 +35,12 @@ func (t *tracer) note(unit, text string) {
 	}
 }
 
+func (t *tracer) notef(unit, format string, args ...any) {
+	if t != nil {
+		t.steps = append(t.steps, Step{unit, fmt.Sprintf(format, args...)})
+	}
+}
+
 func f32Text(b uint32) string { return fmt.Sprintf("%#08x (%s)", b, fmtFloat(float64(f32(b)))) }
 
 func fmtFloat(v float64) string {
@@ -61,7 +67,9 @@ func (t *tracer) fmul(a, b uint32, ftz, rz bool) uint32 {
 
 func (t *tracer) fadd(a, b uint32) uint32 {
 	r := fadd32(a, b)
-	t.note("FADD", fmt.Sprintf("%s + %s = %s", f32Text(a), f32Text(b), f32Text(r)))
+	if t != nil {
+		t.notef("FADD", "%s + %s = %s", f32Text(a), f32Text(b), f32Text(r))
+	}
 	return r
 }
 

@@ -1,9 +1,6 @@
 package sfu
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // What ptxas 13.0 emits for each form on sm_90a (read from cuobjdump
 // -sass), built from MUFU and exact FMUL/FADD steps.
@@ -84,7 +81,9 @@ func rcpF32(x uint32, t *tracer) uint32 {
 	case !isNaN32(x) && absLess(x, f32Min):
 		s = two24
 	}
-	t.note("FSEL", fmt.Sprintf("scale s = %g (0.25 if |x| > 2^126, 2^24 if |x| < 2^-126, else 1)", f32(s)))
+	if t != nil {
+		t.notef("FSEL", "scale s = %g (0.25 if |x| > 2^126, 2^24 if |x| < 2^-126, else 1)", f32(s))
+	}
 	return t.fmul(s, t.mufu("MUFU.RCP", MufuRCP, t.fmul(x, s, false, false)), false, false)
 }
 
@@ -149,18 +148,8 @@ func hi64(unit string, f func(uint32) uint32) runFn {
 func rsqrtF64(a, _ uint64, t *tracer) uint64 {
 	x := f64(a)
 	hi := uint32(a >> 32)
-	refine := func(x float64) float64 {
-		y := f64(uint64(t.mufu64("MUFU.RSQ64H", MufuRSQ64H, uint32(bits64(x)>>32))) << 32)
-		yy := y * y
-		e := math.FMA(x, -yy, 1)
-		c := math.FMA(e, 0.375, 0.5)
-		m := y * e
-		r := math.FMA(c, m, y)
-		t.note("DFMA", fmt.Sprintf("e = 1 - x·y² = %g; y + y·e·(0.5 + 0.375·e) = %#x (%.17g)", e, bits64(r), r))
-		return r
-	}
 	if hi-0x00100000 < 0x7FE00000 { // normal, positive
-		return bits64(refine(x))
+		return bits64(rsqrtRefine(x, t))
 	}
 	t.note("slow path", "x is zero, NaN, negative, infinite or subnormal")
 	switch {
@@ -174,7 +163,22 @@ func rsqrtF64(a, _ uint64, t *tracer) uint64 {
 		return 0
 	}
 	t.note("DMUL", "subnormal x: scale x by 2^54, the result by 2^27")
-	return bits64(refine(x*0x1p54) * 0x1p27) // subnormal
+	return bits64(rsqrtRefine(x*0x1p54, t) * 0x1p27) // subnormal
+}
+
+// rsqrtRefine is MUFU.RSQ64H and the DMUL/DFMA refinement of
+// rsqrt.approx.f64 for a normal positive x.
+func rsqrtRefine(x float64, t *tracer) float64 {
+	y := f64(uint64(t.mufu64("MUFU.RSQ64H", MufuRSQ64H, uint32(bits64(x)>>32))) << 32)
+	yy := y * y
+	e := math.FMA(x, -yy, 1)
+	c := math.FMA(e, 0.375, 0.5)
+	m := y * e
+	r := math.FMA(c, m, y)
+	if t != nil {
+		t.notef("DFMA", "e = 1 - x·y² = %g; y + y·e·(0.5 + 0.375·e) = %#x (%.17g)", e, bits64(r), r)
+	}
+	return r
 }
 
 // runFn is a form's evaluation; with a tracer it records its steps.
