@@ -56,6 +56,8 @@
 //     mbarriers. The JSON-lines trace (trace.go) records every instruction
 //     and event for replay.
 //
-// Approximate instructions (ex2.approx, rsqrt, sin ...) are computed in
-// float64 and reported by Machine.ApproxPCs as not bit-exact.
+// Approximate instructions (ex2.approx, rsqrt, sin, tanh, div.full ...)
+// run the bit-exact model of the H100's special function unit (package
+// sim/sfu); an approximate form without a verified model is reported by
+// Machine.ApproxPCs as not bit-exact.
 package sim

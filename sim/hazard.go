@@ -246,7 +246,7 @@ func (m *Machine) Suppressed() map[HazardKind]int {
 }
 
 // ApproxPCs lists the instructions that ran and whose results are not
-// bit-exact (approximate math computed in float64).
+// bit-exact (approximate math without a verified model of the special function unit).
 func (m *Machine) ApproxPCs() []int {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -20,6 +20,9 @@ var recorded = []struct {
 	{"attention_step", ""},
 	{"stage_ldshared", ""},
 	{"warp_transpose", ""},
+	// (The Triton attention forward captured on the H100,
+	// fixtures/captures/triton_attention, replays bit-identically too:
+	// cmd/tcsim's TestCapturedKernels.)
 	// TMA into destinations off the swizzle repeat (8 offsets x 3 modes).
 	{"tma_swizzle_phase_128B", HzTmaSwizzleAlign},
 	{"tma_swizzle_phase_64B", HzTmaSwizzleAlign},

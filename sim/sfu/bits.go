@@ -9,7 +9,6 @@ func bits32(x float32) uint32 { return math.Float32bits(x) }
 func f64(b uint64) float64    { return math.Float64frombits(b) }
 func bits64(x float64) uint64 { return math.Float64bits(x) }
 func isNaN32(b uint32) bool   { return b&0x7FFFFFFF > 0x7F800000 }
-func isSub32(b uint32) bool   { return b&0x7F800000 == 0 && b&0x7FFFFF != 0 }
 func ftz32(b uint32) uint32 {
 	if b&0x7F800000 == 0 {
 		return b & 0x80000000
@@ -94,41 +93,4 @@ func f32ToHalf(x uint32, bf bool) uint16 {
 		return s | 0x7C00
 	}
 	return s | uint16(out)
-}
-
-// fmaRN32 is fma.rn.f32 (no ftz): x*y+z rounded once.
-func fmaRN32(x, y, z uint32) uint32 {
-	return bits32(fma32(f32(x), f32(y), f32(z)))
-}
-
-// fma32 rounds x*y+z once to f32. The product is exact in float64; the
-// sum is formed with round-to-odd so the final rounding is correct.
-func fma32(x, y, z float32) float32 {
-	p := float64(x) * float64(y)
-	zz := float64(z)
-	if math.IsInf(p, 0) || math.IsInf(zz, 0) || p != p || zz != zz {
-		return float32(p + zz)
-	}
-	s := p + zz
-	// error of the sum
-	bb := s - p
-	e := (p - (s - bb)) + (zz - bb)
-	if e != 0 && !math.IsInf(s, 0) {
-		b := math.Float64bits(s)
-		if b&1 == 0 {
-			if (e > 0) == (s > 0) {
-				b++
-			} else {
-				b--
-			}
-			s = math.Float64frombits(b)
-		}
-	}
-	if s == 0 {
-		if p == 0 && zz == 0 {
-			return float32(p + zz)
-		}
-		return 0 // exact cancellation: +0 in round-to-nearest
-	}
-	return float32(s)
 }

@@ -276,12 +276,6 @@ func MufuRSQ64H(hi uint32) uint32 {
 	return pack64h(0, uint64(M), -24-j)
 }
 
-// half16 runs a 16-bit MUFU (.F16 or .BF16): the f32 operation on the
-// widened operand, its result truncated toward zero to the 16-bit format.
-func half16(op func(uint32) uint32, bf bool) func(uint16) uint16 {
-	return func(x uint16) uint16 { return f32ToHalfTrunc(op(halfToF32(x, bf)), bf) }
-}
-
 // f32ToHalfTrunc narrows an f32 to f16 or bf16 toward zero (NaN becomes
 // the canonical 0x7FFF; f16 results below its normal range become f16
 // subnormals).
