@@ -27,8 +27,8 @@ var capturedKernels = []struct {
 }{
 	{"cutlass_gemm_cooperative", "_ZN7cutlass13device_kernel", "", "bit-exact"},
 	{"cutlass_gemm_pingpong", "_ZN7cutlass13device_kernel", "", "bit-exact"},
-	{"torch_compile_norm", "triton_per_fused_add_mean_mul_pow_rsqrt_sigmoid_sub_0", "", "approximate"},
-	{"triton_attention", "attn_fwd", "", "approximate"},
+	{"torch_compile_norm", "triton_per_fused_add_mean_mul_pow_rsqrt_sigmoid_sub_0", "", "bit-exact"},
+	{"triton_attention", "attn_fwd", "", "bit-exact"},
 	{"triton_matmul_bf16", "matmul_kernel", "", "bit-exact"},
 	{"triton_matmul_bf16_standalone", "matmul_kernel", "", "bit-exact"},
 	{"triton_matmul_fp8", "matmul_kernel", "", "bit-exact"},
