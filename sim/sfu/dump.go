@@ -178,9 +178,16 @@ func ReadDumps(r io.Reader) ([]*Dump, error) {
 		if d.Bytes < 0 || d.Bytes > 1<<30 {
 			return nil, fmt.Errorf("dump %s: bad payload size", d.Op)
 		}
-		payload := make([]byte, d.Bytes)
-		if _, err := io.ReadFull(br, payload); err != nil {
+		// read what is there (the header's size alone allocates nothing)
+		payload, err := io.ReadAll(io.LimitReader(br, int64(d.Bytes)))
+		if err != nil {
 			return nil, err
+		}
+		if len(payload) != d.Bytes {
+			return nil, fmt.Errorf("dump %s: payload cut short (%d of %d bytes)", d.Op, len(payload), d.Bytes)
+		}
+		if d.Count < 0 || d.Count > len(payload) {
+			return nil, fmt.Errorf("dump %s: %d results cannot fit in %d bytes", d.Op, d.Count, len(payload))
 		}
 		f := Lookup(d.Op)
 		if f == nil {
