@@ -106,6 +106,12 @@ type Atom struct {
 	Summary string // one line for listings
 	Operand string // "A", "B", "C" (accumulator/D), or "" where it does not apply
 
+	// Key identifies a register-fragment atom by typed fields (Find); it
+	// is zero for the atoms of no instruction operand (smem.*, the TMEM
+	// placements). Name is Key.String() where Key is set (the builders
+	// leave Name empty and the catalog fills it in).
+	Key Key
+
 	Kind       Kind
 	Rows, Cols int    // the tile
 	RowName    string // axis names, e.g. "m", "k", "lane", "row"
@@ -196,6 +202,7 @@ var (
 	once  sync.Once
 	atoms []Atom
 	index map[string]int
+	byKey map[Key]int
 )
 
 // builders add atoms to the catalog; each family's file appends one.
@@ -204,8 +211,18 @@ var builders []func(add func(Atom))
 func load() {
 	once.Do(func() {
 		index = map[string]int{}
+		byKey = map[Key]int{}
 		for _, b := range builders {
 			b(func(a Atom) {
+				if a.Key != (Key{}) {
+					if a.Name == "" {
+						a.Name = a.Key.String()
+					}
+					if a.Key.String() != a.Name {
+						panic("catalog: atom " + a.Name + " has the key of " + a.Key.String())
+					}
+					byKey[a.Key] = len(atoms)
+				}
 				// What the recorded hardware probes verified (verified.go,
 				// generated from fixtures/layouts) replaces the builders'
 				// own notes.

@@ -16,9 +16,10 @@ func init() { builders = append(builders, buildLdStMatrix) }
 func buildLdStMatrix(add func(Atom)) {
 	for _, op := range []struct {
 		family, arch, section, verb string
+		fam                         Family
 		cute                        map[string]string
 	}{
-		{"ldmatrix", "sm_75", "9.7.14.5.15", "loads", map[string]string{
+		{"ldmatrix", "sm_75", "9.7.14.5.15", "loads", LdMatrix, map[string]string{
 			"x1":       "Copy_Traits<SM75_U32x1_LDSM_N>::DstLayout (_32,_32):(_32,_1)",
 			"x2":       "Copy_Traits<SM75_U32x2_LDSM_N>::DstLayout (_32,(_32,_2)):(_32,(_1,_1024))",
 			"x4":       "Copy_Traits<SM75_U32x4_LDSM_N>::DstLayout (_32,(_32,_4)):(_32,(_1,_1024))",
@@ -26,7 +27,7 @@ func buildLdStMatrix(add func(Atom)) {
 			"x2.trans": "Copy_Traits<SM75_U16x4_LDSM_T>::DstLayout ((_4,_8),(_16,_2,_2)):((_256,_16),(_1,_128,_1024))",
 			"x4.trans": "Copy_Traits<SM75_U16x8_LDSM_T>::DstLayout ((_4,_8),(_16,_2,_4)):((_256,_16),(_1,_128,_1024))",
 		}},
-		{"stmatrix", "sm_90", "9.7.14.5.16", "stores", map[string]string{
+		{"stmatrix", "sm_90", "9.7.14.5.16", "stores", StMatrix, map[string]string{
 			"x1":       "Copy_Traits<SM90_U32x1_STSM_N>::SrcLayout (_32,_32):(_32,_1)",
 			"x2":       "Copy_Traits<SM90_U32x2_STSM_N>::SrcLayout (_32,(_32,_2)):(_32,(_1,_1024))",
 			"x4":       "Copy_Traits<SM90_U32x4_STSM_N>::SrcLayout (_32,(_32,_4)):(_32,(_1,_1024))",
@@ -58,7 +59,8 @@ func buildLdStMatrix(add func(Atom)) {
 					lanes += fmt.Sprintf("; the addresses of lanes %d-31 are not used (sm_75 and older still need them valid)", rows)
 				}
 				add(Atom{
-					Name: fmt.Sprintf("%s.m8n8.%s.b16", op.family, variant), Family: op.family, Arch: op.arch,
+					Key:    Key{Family: op.fam, M: 8, N: 8, Num: num, Trans: trans, Elem: ElemB16},
+					Family: op.family, Arch: op.arch,
 					Section: op.section,
 					Summary: fmt.Sprintf("%s .m8n8.%s.b16: %d 8x8 matrices of 16-bit elements, 2 per register, register j = matrix j",
 						op.family, variant, num),

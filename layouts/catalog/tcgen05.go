@@ -19,6 +19,7 @@ func init() { builders = append(builders, buildTcgen05) }
 // tcgen05Shape describes one tcgen05.ld/st data-movement shape.
 type tcgen05Shape struct {
 	shape    string
+	key      TMEMShape
 	section  string
 	maxNum   int
 	colsPer  int    // TMEM columns per .num repeat
@@ -31,19 +32,19 @@ type tcgen05Shape struct {
 }
 
 var tcgen05Shapes = []tcgen05Shape{
-	{shape: "32x32b", section: "9.7.16.2.3.1.1", maxNum: 128, colsPer: 1, regsPer: 1, cute: "SM100_TMEM_LOAD_32dp32b%dx",
+	{shape: "32x32b", key: Shape32x32b, section: "9.7.16.2.3.1.1", maxNum: 128, colsPer: 1, regsPer: 1, cute: "SM100_TMEM_LOAD_32dp32b%dx",
 		tv:      func(num int) string { return fmt.Sprintf("(128,%d):(1,128)", num) },
 		mapping: "lane 32w + l, column r"},
-	{shape: "16x64b", section: "9.7.16.2.3.1.2", maxNum: 128, colsPer: 2, regsPer: 1, lanes16: true, cute: "SM100_TMEM_LOAD_16dp64b%dx",
+	{shape: "16x64b", key: Shape16x64b, section: "9.7.16.2.3.1.2", maxNum: 128, colsPer: 2, regsPer: 1, lanes16: true, cute: "SM100_TMEM_LOAD_16dp64b%dx",
 		tv:      func(num int) string { return fmt.Sprintf("((2,2,8,4),%d):((8,128,1,32),256)", num) },
 		mapping: "lane 32w + l/4 + 8*(l%2), column (l/2)%2 + 2r"},
-	{shape: "16x128b", section: "9.7.16.2.3.1.3", maxNum: 64, colsPer: 4, regsPer: 2, lanes16: true, cute: "SM100_TMEM_LOAD_16dp128b%dx",
+	{shape: "16x128b", key: Shape16x128b, section: "9.7.16.2.3.1.3", maxNum: 64, colsPer: 4, regsPer: 2, lanes16: true, cute: "SM100_TMEM_LOAD_16dp128b%dx",
 		tv:      func(num int) string { return fmt.Sprintf("((4,8,4),(2,%d)):((128,1,32),(8,512))", num) },
 		mapping: "lane 32w + l/4 + 8*(r%2), column l%4 + 4*(r/2)"},
-	{shape: "16x256b", section: "9.7.16.2.3.1.4", maxNum: 32, colsPer: 8, regsPer: 4, lanes16: true, cute: "SM100_TMEM_LOAD_16dp256b%dx",
+	{shape: "16x256b", key: Shape16x256b, section: "9.7.16.2.3.1.4", maxNum: 32, colsPer: 8, regsPer: 4, lanes16: true, cute: "SM100_TMEM_LOAD_16dp256b%dx",
 		tv:      func(num int) string { return fmt.Sprintf("((4,8,4),(2,2,%d)):((256,1,32),(128,8,1024))", num) },
 		mapping: "lane 32w + l/4 + 8*((r/2)%2), column 2*(l%4) + r%2 + 8*(r/4): per 8 columns, the same pattern as an mma.sync m16n8 accumulator"},
-	{shape: "16x32bx2", section: "9.7.16.2.3.1.5", maxNum: 128, colsPer: 2, regsPer: 1, lanes16: true, cute: "SM100_TMEM_LOAD_16dp32b%dx",
+	{shape: "16x32bx2", key: Shape16x32bx2, section: "9.7.16.2.3.1.5", maxNum: 128, colsPer: 2, regsPer: 1, lanes16: true, cute: "SM100_TMEM_LOAD_16dp32b%dx",
 		tv:      func(num int) string { return fmt.Sprintf("((16,2,4),%d):((1,%d,32),128)", num, 128*num) },
 		mapping: "lane 32w + l%16, column r + N*(l/16)",
 		extraDoc: " The shape makes two 16x32b accesses, the second at column taddr + immHalfSplitoff; " +
@@ -66,7 +67,8 @@ func buildTcgen05(add func(Atom)) {
 				doc += " Tile lanes 32w+16..32w+31 have no owner here."
 			}
 			add(Atom{
-				Name: fmt.Sprintf("tcgen05.%s.x%d", s.shape, num), Family: "tcgen05", Arch: "sm_100a",
+				Key:    Key{Family: Tcgen05LdSt, Shape: s.key, Num: num},
+				Family: "tcgen05", Arch: "sm_100a",
 				Section: s.section,
 				Summary: fmt.Sprintf("tcgen05.ld/st .%s.x%d: %d registers per thread, %d lanes x %d columns per warp (not hardware-verified)",
 					s.shape, num, regs, lanesPerWarp, cols),

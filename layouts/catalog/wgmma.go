@@ -14,6 +14,7 @@ func init() { builders = append(builders, buildWGMMA) }
 // wgmmaAccum describes one accumulator type.
 type wgmmaAccum struct {
 	typ      string
+	elem     Elem
 	bits     int
 	perReg   int
 	ks       []int  // the K of the instructions that produce it
@@ -23,11 +24,11 @@ type wgmmaAccum struct {
 }
 
 var wgmmaAccums = []wgmmaAccum{
-	{typ: "f32", bits: 32, perReg: 1, ks: []int{8, 16, 32}, inputs: "k8 tf32, k16 f16/bf16, k32 e4m3/e5m2",
+	{typ: "f32", elem: ElemF32, bits: 32, perReg: 1, ks: []int{8, 16, 32}, inputs: "k8 tf32, k16 f16/bf16, k32 e4m3/e5m2",
 		validN: func(n int) bool { return n%8 == 0 }},
-	{typ: "f16", bits: 16, perReg: 2, ks: []int{16, 32}, inputs: "k16 f16, k32 e4m3/e5m2",
+	{typ: "f16", elem: ElemF16, bits: 16, perReg: 2, ks: []int{16, 32}, inputs: "k16 f16, k32 e4m3/e5m2",
 		validN: func(n int) bool { return n%8 == 0 }},
-	{typ: "s32", bits: 32, perReg: 1, ks: []int{32, 256}, inputs: "k32 s8/u8, k256 b1",
+	{typ: "s32", elem: ElemS32, bits: 32, perReg: 1, ks: []int{32, 256}, inputs: "k32 s8/u8, k256 b1",
 		validN:   func(n int) bool { return n <= 32 || n%16 == 0 },
 		nComment: " The ISA allows .s32 only for N = 8, 16, 24, 32 and multiples of 16 from 48 to 256, so s32 atoms exist for those N only."},
 }
@@ -35,6 +36,7 @@ var wgmmaAccums = []wgmmaAccum{
 // wgmmaOperand describes one A/B input type.
 type wgmmaOperand struct {
 	tok     string // name token
+	elem    Elem
 	types   string // PTX types, for the summary
 	bits    int
 	perReg  int
@@ -45,13 +47,13 @@ type wgmmaOperand struct {
 }
 
 var wgmmaOperands = []wgmmaOperand{
-	{tok: "b16", types: "f16/bf16", bits: 16, perReg: 2, k: 16, section: "9.7.15.5.1.1.1",
+	{tok: "b16", elem: ElemB16, types: "f16/bf16", bits: 16, perReg: 2, k: 16, section: "9.7.15.5.1.1.1",
 		aReg: "((4,8,4),(2,2,2)):((128,1,16),(64,8,512))",
 		cute: "SM90::GMMA::ALayout_64x16: ((_4,_8,_4),(_2,_2,_2)):((_128,_1,_16),(_64,_8,_512))"},
-	{tok: "tf32", types: "tf32", bits: 32, perReg: 1, k: 8, section: "9.7.15.5.1.1.2",
+	{tok: "tf32", elem: ElemTF32, types: "tf32", bits: 32, perReg: 1, k: 8, section: "9.7.15.5.1.1.2",
 		aReg: "((4,8,4),(2,2)):((64,1,16),(8,256))",
 		cute: "SM90::GMMA::ALayout_64x8: ((_4,_8,_4),(_2,_2)):((_64,_1,_16),(_8,_256))"},
-	{tok: "b8", types: "e4m3/e5m2/s8/u8", bits: 8, perReg: 4, k: 32, section: "9.7.15.5.1.1.3",
+	{tok: "b8", elem: ElemB8, types: "e4m3/e5m2/s8/u8", bits: 8, perReg: 4, k: 32, section: "9.7.15.5.1.1.3",
 		aReg: "((4,8,4),(4,2,2)):((256,1,16),(64,8,1024))",
 		cute: "SM90::GMMA::ALayout_64x32: ((_4,_8,_4),(_4,_2,_2)):((_256,_1,_16),(_64,_8,_1024))"},
 }
@@ -79,7 +81,8 @@ func buildWGMMA(add func(Atom)) {
 				verified = "H100 (REFERENCES.md fact 2: m64n8k16.f32.bf16.bf16)"
 			}
 			add(Atom{
-				Name: fmt.Sprintf("wgmma.m64n%d.d.%s", n, acc.typ), Family: "wgmma", Arch: "sm_90a", Verified: verified,
+				Key:    Key{Family: WGMMA, Operand: OperandD, M: 64, N: n, Elem: acc.elem},
+				Family: "wgmma", Arch: "sm_90a", Verified: verified,
 				Section: "9.7.15.5.1.1", Operand: "C",
 				Summary: fmt.Sprintf("accumulator D %s, 64x%d: %d values in %d registers per thread (%s)",
 					acc.typ, n, n/2, regs, acc.inputs),
@@ -103,7 +106,8 @@ func buildWGMMA(add func(Atom)) {
 			verified = "H100 (REFERENCES.md fact 3)"
 		}
 		add(Atom{
-			Name: fmt.Sprintf("wgmma.m64k%d.a.reg.%s", k, op.tok), Family: "wgmma", Arch: "sm_90a", Verified: verified,
+			Key:    Key{Family: WGMMA, Operand: OperandA, M: 64, K: k, Elem: op.elem},
+			Family: "wgmma", Arch: "sm_90a", Verified: verified,
 			Section: op.section, Operand: "A",
 			Summary: fmt.Sprintf("A from registers, %s, 64x%d: %d values in 4 registers per thread", op.types, k, 4*op.perReg),
 			Kind:    KindTV, Rows: 64, Cols: k, RowName: "m", ColName: "k",
@@ -120,7 +124,8 @@ func buildWGMMA(add func(Atom)) {
 	for _, op := range wgmmaOperands {
 		k := op.k
 		add(Atom{
-			Name: fmt.Sprintf("wgmma.m64k%d.a.smem.%s", k, op.tok), Family: "wgmma", Arch: "sm_90a",
+			Key:    Key{Family: WGMMA, Operand: OperandA, M: 64, K: k, Elem: op.elem, Smem: true},
+			Family: "wgmma", Arch: "sm_90a",
 			Section: "9.7.15.5.1.2", Operand: "A",
 			Summary: fmt.Sprintf("A from shared memory (descriptor), %s, 64x%d: whole-warpgroup operand, 128 owners per cell", op.types, k),
 			Kind:    KindTV, Rows: 64, Cols: k, RowName: "m", ColName: "k",
@@ -133,7 +138,8 @@ func buildWGMMA(add func(Atom)) {
 		})
 		for _, n := range allN {
 			add(Atom{
-				Name: fmt.Sprintf("wgmma.n%dk%d.b.smem.%s", n, k, op.tok), Family: "wgmma", Arch: "sm_90a",
+				Key:    Key{Family: WGMMA, Operand: OperandB, N: n, K: k, Elem: op.elem, Smem: true},
+				Family: "wgmma", Arch: "sm_90a",
 				Section: "9.7.15.5.1.2", Operand: "B",
 				Summary: fmt.Sprintf("B from shared memory (descriptor), %s, %dx%d (n x k): whole-warpgroup operand, 128 owners per cell", op.types, n, k),
 				Kind:    KindTV, Rows: n, Cols: k, RowName: "n", ColName: "k",
