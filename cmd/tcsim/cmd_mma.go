@@ -197,7 +197,7 @@ func runMMA(e *env, opts any, args []string) error {
 			return scaleHint(err, "B", "columns", in, T)
 		}
 	}
-	if in.Family == "tcgen05.mma" {
+	if in.Family == datapath.FamilyTcgen05 {
 		for _, x := range []struct {
 			f    *numfmt.Format
 			v    []uint64
@@ -293,7 +293,7 @@ func explainMMA(e *env, o *mmaOpts, in datapath.Inst, a, b, c, sfa, sfb []uint64
 	}
 	value := func(bits uint64) string {
 		switch {
-		case in.Family != "tcgen05.mma":
+		case in.Family != datapath.FamilyTcgen05:
 			return fmt.Sprintf("%#x", bits) // the README's wgmma tour shows this form
 		case in.C.IsFloat():
 			return fmt.Sprintf("%#x (%s)", bits, in.C.Decode(bits))

@@ -13,8 +13,8 @@ import (
 // Inst is one MMA instruction as `tcsim mma` runs it: its shape, operand
 // formats and the datapath that computes it.
 type Inst struct {
-	Name    string // the instruction as given
-	Family  string // "wgmma", "mma.sync" or "tcgen05.mma"
+	Name    string // the instruction as given (ParseInst) or as its Key spells it (Lookup)
+	Family  Family
 	M, N, K int
 	A, B, C *numfmt.Format // C is also D's format
 	Sat     bool
@@ -73,75 +73,131 @@ type TCOptions struct {
 	HasIDesc bool
 }
 
-// ParseInst resolves a full PTX MMA instruction name. tcgen05 forms take
-// their shape and formats from tc.
+// ParseInst resolves a full PTX MMA instruction name, as a user types it
+// on the `tcsim mma` command line. tcgen05 forms take their shape and
+// formats from tc. Programs that have the instruction's fields use
+// Lookup with a Key instead.
 func ParseInst(name string, tc TCOptions) (Inst, error) {
 	name = strings.TrimSpace(name)
-	in := Inst{Name: name}
-	f := func(n string) (*numfmt.Format, error) { return numfmt.Lookup(n) }
+	k, err := parseName(name)
+	if err != nil {
+		return Inst{Name: name}, err
+	}
+	return resolve(k, name, tc)
+}
+
+// Lookup resolves the instruction k: its shape, formats and datapath.
+// tcgen05.mma keys take their shape and formats from tc (usually an
+// instruction descriptor, tc.HasIDesc). Errors name the instruction as
+// k.String() spells it.
+func Lookup(k Key, tc TCOptions) (Inst, error) {
+	return resolve(k, k.String(), tc)
+}
+
+// parseName reads an instruction name into a Key: the regular
+// expressions of the wgmma and mma.sync forms, parseTCName for tcgen05.
+func parseName(name string) (Key, error) {
+	f := numfmt.Lookup
 	switch {
 	case reWGMMA.MatchString(name):
 		g := reWGMMA.FindStringSubmatch(name)
 		n, _ := strconv.Atoi(g[1])
 		k, _ := strconv.Atoi(g[2])
-		in.Family, in.M, in.N, in.K, in.Sat = "wgmma", 64, n, k, g[3] != ""
-		if err := in.setFormats(f, g[5], g[6], g[4]); err != nil {
-			return in, err
-		}
-		if want, ok := wgmmaK[g[5]]; !ok || want != k || wgmmaK[g[6]] != k {
-			return in, fmt.Errorf("%s: .%s×.%s takes k%d, not k%d", name, g[5], g[6], wgmmaK[g[5]], k)
-		}
-		if n < 8 || n > 256 || n%8 != 0 {
-			return in, fmt.Errorf("%s: N must be a multiple of 8 from 8 to 256", name)
-		}
-		if (g[7] != "") != (g[5] == "b1") {
-			return in, fmt.Errorf("%s: .b1 operands need .and.popc", name)
-		}
-		in.Source, in.Note = HardwareVerified, "sm_90a wgmma datapath, fitted to the H100 (fixtures/numerics)"
+		key := Key{Family: FamilyWGMMA, M: 64, N: n, K: k, Satfinite: g[3] != "", AndPopc: g[7] != ""}
+		return key, lookupFormats(f, []**numfmt.Format{&key.A, &key.B, &key.D}, g[5], g[6], g[4])
 	case reMMA.MatchString(name):
 		g := reMMA.FindStringSubmatch(name)
 		m, _ := strconv.Atoi(g[1])
 		n, _ := strconv.Atoi(g[2])
 		k, _ := strconv.Atoi(g[3])
-		in.Family, in.M, in.N, in.K, in.Sat = "mma.sync", m, n, k, g[4] != ""
 		if g[5] != g[8] {
-			return in, fmt.Errorf("%s: D (.%s) and C (.%s) must have the same type here", name, g[5], g[8])
+			return Key{}, fmt.Errorf("%s: D (.%s) and C (.%s) must have the same type here", name, g[5], g[8])
 		}
-		if err := in.setFormats(f, g[6], g[7], g[5]); err != nil {
+		key := Key{Family: FamilyMMASync, M: m, N: n, K: k, Satfinite: g[4] != ""}
+		return key, lookupFormats(f, []**numfmt.Format{&key.A, &key.B, &key.D, &key.C}, g[6], g[7], g[5], g[8])
+	case strings.HasPrefix(name, "tcgen05.mma"):
+		key, err := parseTCName(name)
+		if err != nil {
+			if strings.Contains(err.Error(), "unknown") {
+				return key, fmt.Errorf("%s: %w; nearest: %s", name, err, strings.Join(nearestInst(name, 3), ", "))
+			}
+			return key, fmt.Errorf("%s: %w", name, err)
+		}
+		return key, nil
+	}
+	return Key{}, fmt.Errorf("unknown MMA instruction %q; nearest: %s", name, strings.Join(nearestInst(name, 3), ", "))
+}
+
+// lookupFormats looks up the named formats into dst, in order.
+func lookupFormats(f func(string) (*numfmt.Format, error), dst []**numfmt.Format, names ...string) error {
+	for i, n := range names {
+		x, err := f(n)
+		if err != nil {
+			return err
+		}
+		*dst[i] = x
+	}
+	return nil
+}
+
+// resolve checks k and builds its Inst; name is how errors name it.
+func resolve(k Key, name string, tc TCOptions) (Inst, error) {
+	in := Inst{Name: name, Family: k.Family}
+	switch k.Family {
+	case FamilyWGMMA:
+		if k.D == nil || k.A == nil || k.B == nil {
+			return in, fmt.Errorf("%s: the key lacks a format", name)
+		}
+		in.M, in.N, in.K, in.Sat = k.M, k.N, k.K, k.Satfinite
+		if err := in.setFormats(k.A, k.B, k.D); err != nil {
 			return in, err
 		}
-		if !mmaShapeOK(m, n, k, g[6]) {
-			return in, fmt.Errorf("%s: m%dn%dk%d is not an mma.sync shape for .%s (m16n8k8/m16n8k16 for f16/bf16, m16n8k4/m16n8k8 for tf32, m16n8k16/m16n8k32 for 8-bit)", name, m, n, k, g[6])
+		a, b := k.A.Name, k.B.Name
+		if want, ok := wgmmaK[a]; !ok || want != k.K || wgmmaK[b] != k.K {
+			return in, fmt.Errorf("%s: .%s×.%s takes k%d, not k%d", name, a, b, wgmmaK[a], k.K)
+		}
+		if k.M != 64 {
+			return in, fmt.Errorf("%s: wgmma has M = 64", name)
+		}
+		if k.N < 8 || k.N > 256 || k.N%8 != 0 {
+			return in, fmt.Errorf("%s: N must be a multiple of 8 from 8 to 256", name)
+		}
+		if k.AndPopc != (a == "b1") {
+			return in, fmt.Errorf("%s: .b1 operands need .and.popc", name)
+		}
+		in.Source, in.Note = HardwareVerified, "sm_90a wgmma datapath, fitted to the H100 (fixtures/numerics)"
+		if in.A.IsFloat() {
+			in.Eval = Hopper(in.A, in.B, in.C)
+		} else {
+			in.Eval = HopperInt(in.A, in.B, in.Sat)
+		}
+		return in, nil
+	case FamilyMMASync:
+		if k.D == nil || k.A == nil || k.B == nil || k.C == nil {
+			return in, fmt.Errorf("%s: the key lacks a format", name)
+		}
+		in.M, in.N, in.K, in.Sat = k.M, k.N, k.K, k.Satfinite
+		if k.D != k.C {
+			return in, fmt.Errorf("%s: D (.%s) and C (.%s) must have the same type here", name, k.D.Name, k.C.Name)
+		}
+		if err := in.setFormats(k.A, k.B, k.D); err != nil {
+			return in, err
+		}
+		if !mmaShapeOK(k.M, k.N, k.K, k.A.Name) {
+			return in, fmt.Errorf("%s: m%dn%dk%d is not an mma.sync shape for .%s (m16n8k8/m16n8k16 for f16/bf16, m16n8k4/m16n8k8 for tf32, m16n8k16/m16n8k32 for 8-bit)", name, k.M, k.N, k.K, k.A.Name)
 		}
 		ev, src := MMASync(in.A, in.B, in.C, in.Sat)
 		in.Eval, in.Source = ev, src
 		in.Note = MMASyncNote(in.A)
 		return in, nil
-	case strings.HasPrefix(name, "tcgen05.mma"):
-		return parseTcgen05(name, tc)
-	default:
-		return in, fmt.Errorf("unknown MMA instruction %q; nearest: %s", name, strings.Join(nearestInst(name, 3), ", "))
+	case FamilyTcgen05:
+		return resolveTcgen05(k, name, tc)
 	}
-	if in.A.IsFloat() {
-		in.Eval = Hopper(in.A, in.B, in.C)
-	} else {
-		in.Eval = HopperInt(in.A, in.B, in.Sat)
-	}
-	return in, nil
+	return in, fmt.Errorf("%s: not an MMA instruction family", name)
 }
 
-func (in *Inst) setFormats(f func(string) (*numfmt.Format, error), a, b, c string) error {
-	var err error
-	if in.A, err = f(a); err != nil {
-		return err
-	}
-	if in.B, err = f(b); err != nil {
-		return err
-	}
-	in.C, err = f(c)
-	if err != nil {
-		return err
-	}
+func (in *Inst) setFormats(a, b, c *numfmt.Format) error {
+	in.A, in.B, in.C = a, b, c
 	if in.A.IsFloat() != in.C.IsFloat() {
 		return fmt.Errorf(".%s inputs cannot accumulate into .%s", in.A.Name, in.C.Name)
 	}

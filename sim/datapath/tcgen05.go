@@ -222,14 +222,6 @@ func (m *Model) specialTerms(terms []term) (bits uint64, why string, ok bool) {
 // fp4Kind reports the kinds whose A and B are e2m1 only.
 func fp4Kind(k desc.Kind) bool { return k == desc.KindMXF4 || k == desc.KindMXF4NVF4 }
 
-// tcName is a parsed tcgen05.mma instruction name.
-type tcName struct {
-	cta   int
-	kind  desc.Kind
-	vec   string // scale vector size of a block-scaled kind: 1X, 2X or 4X
-	block int    // K elements per scale factor: 32 or 16 (block-scaled kinds)
-}
-
 // tcVecs lists the scale vector sizes each block-scaled kind takes, its
 // default first ("" when the ISA requires it spelled out).
 var tcVecs = map[desc.Kind][]string{
@@ -238,80 +230,98 @@ var tcVecs = map[desc.Kind][]string{
 	desc.KindMXF4NVF4: {"", "2X", "4X"},
 }
 
-// parseTCName reads tcgen05.mma.cta_group::N.kind::K{.block_scale{.scale_vec::NX|.block16|.block32}}.
-func parseTCName(name string) (tcName, error) {
-	var nm tcName
+// parseTCName reads tcgen05.mma.cta_group::N.kind::K{.block_scale{.scale_vec::NX|.block16|.block32}}
+// into a Key. It checks the spelling of each qualifier; resolveTcgen05
+// checks that they go together.
+func parseTCName(name string) (Key, error) {
+	k := Key{Family: FamilyTcgen05}
 	rest, ok := strings.CutPrefix(name, "tcgen05.mma")
 	if !ok {
-		return nm, fmt.Errorf("not a tcgen05.mma instruction")
+		return k, fmt.Errorf("not a tcgen05.mma instruction")
 	}
 	var parts []string
 	if rest != "" {
 		if rest[0] != '.' {
-			return nm, fmt.Errorf("expected '.' after tcgen05.mma")
+			return k, fmt.Errorf("expected '.' after tcgen05.mma")
 		}
 		parts = strings.Split(rest[1:], ".")
 	}
-	blockScale, vecSet := false, ""
 	for _, p := range parts {
 		switch {
 		case p == "sp" || p == "ws":
-			return nm, fmt.Errorf(".%s (%s) is not modelled by tcsim mma; use the dense tcgen05.mma form", p, map[string]string{"sp": "sparse A", "ws": "weight-stationary"}[p])
+			return k, fmt.Errorf(".%s (%s) is not modelled by tcsim mma; use the dense tcgen05.mma form", p, map[string]string{"sp": "sparse A", "ws": "weight-stationary"}[p])
 		case strings.HasPrefix(p, "cta_group::"):
 			n, err := strconv.Atoi(strings.TrimPrefix(p, "cta_group::"))
 			if err != nil || (n != 1 && n != 2) {
-				return nm, fmt.Errorf(".%s: the CTA group is cta_group::1 or cta_group::2", p)
+				return k, fmt.Errorf(".%s: the CTA group is cta_group::1 or cta_group::2", p)
 			}
-			nm.cta = n
+			k.CTAGroup = n
 		case strings.HasPrefix(p, "kind::"):
-			k, err := desc.ParseKind(p)
+			kind, err := desc.ParseKind(p)
 			if err != nil {
-				return nm, err
+				return k, err
 			}
-			nm.kind = k
+			k.Kind = kind
 		case p == "block_scale":
-			blockScale = true
+			k.BlockScale = true
 		case strings.HasPrefix(p, "scale_vec::"):
-			v := strings.TrimPrefix(p, "scale_vec::")
-			if v != "1X" && v != "2X" && v != "4X" {
-				return nm, fmt.Errorf(".%s: the scale vector size is .scale_vec::1X, 2X or 4X", p)
+			switch strings.TrimPrefix(p, "scale_vec::") {
+			case "1X":
+				k.ScaleVec = ScaleVec1X
+			case "2X":
+				k.ScaleVec = ScaleVec2X
+			case "4X":
+				k.ScaleVec = ScaleVec4X
+			default:
+				return k, fmt.Errorf(".%s: the scale vector size is .scale_vec::1X, 2X or 4X", p)
 			}
-			vecSet = v
-		case p == "block16" || p == "block32":
-			vecSet = p
+		case p == "block16":
+			k.ScaleVec = Block16
+		case p == "block32":
+			k.ScaleVec = Block32
 		case strings.HasPrefix(p, "collector") || p == "ashift":
-			return nm, fmt.Errorf(".%s only changes where operands come from, not the arithmetic; drop it for tcsim mma", p)
+			return k, fmt.Errorf(".%s only changes where operands come from, not the arithmetic; drop it for tcsim mma", p)
 		default:
-			return nm, fmt.Errorf("unknown qualifier .%s", p)
+			return k, fmt.Errorf("unknown qualifier .%s", p)
 		}
 	}
+	return k, nil
+}
+
+// tcVec resolves the CTA group, kind and scale vector of a tcgen05.mma
+// key: the scale vector size of a block-scaled kind (1X, 2X or 4X) and
+// its K elements per scale factor (32 or 16); "" and 0 for the other
+// kinds.
+func tcVec(k Key) (vec string, block int, err error) {
 	switch {
-	case nm.cta == 0:
-		return nm, fmt.Errorf("missing .cta_group::1 or .cta_group::2")
-	case nm.kind == desc.KindUnknown:
-		return nm, fmt.Errorf("missing .kind:: (f16, tf32, f8f6f4, i8, mxf8f6f4, mxf4 or mxf4nvf4)")
-	case nm.kind.BlockScaled() && !blockScale:
-		return nm, fmt.Errorf(".kind::%s needs .block_scale", nm.kind)
-	case !nm.kind.BlockScaled() && blockScale:
-		return nm, fmt.Errorf(".block_scale needs .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4")
-	case !nm.kind.BlockScaled() && vecSet != "":
-		return nm, fmt.Errorf("a scale vector size needs a block-scaled kind (.kind::mxf8f6f4, mxf4 or mxf4nvf4 with .block_scale)")
-	case !nm.kind.BlockScaled():
-		return nm, nil
+	case k.CTAGroup == 0:
+		return "", 0, fmt.Errorf("missing .cta_group::1 or .cta_group::2")
+	case k.CTAGroup != 1 && k.CTAGroup != 2:
+		return "", 0, fmt.Errorf(".cta_group::%d: the CTA group is cta_group::1 or cta_group::2", k.CTAGroup)
+	case k.Kind == desc.KindUnknown:
+		return "", 0, fmt.Errorf("missing .kind:: (f16, tf32, f8f6f4, i8, mxf8f6f4, mxf4 or mxf4nvf4)")
+	case k.Kind.BlockScaled() && !k.BlockScale:
+		return "", 0, fmt.Errorf(".kind::%s needs .block_scale", k.Kind)
+	case !k.Kind.BlockScaled() && k.BlockScale:
+		return "", 0, fmt.Errorf(".block_scale needs .kind::mxf8f6f4, .kind::mxf4 or .kind::mxf4nvf4")
+	case !k.Kind.BlockScaled() && k.ScaleVec != NoScaleVec:
+		return "", 0, fmt.Errorf("a scale vector size needs a block-scaled kind (.kind::mxf8f6f4, mxf4 or mxf4nvf4 with .block_scale)")
+	case !k.Kind.BlockScaled():
+		return "", 0, nil
 	}
-	vecs := tcVecs[nm.kind]
-	v := vecSet
-	switch vecSet {
-	case "":
+	vecs := tcVecs[k.Kind]
+	v := k.ScaleVec.vecSize()
+	switch k.ScaleVec {
+	case NoScaleVec:
 		v = vecs[0]
 		if v == "" {
-			return nm, fmt.Errorf(".kind::%s needs an explicit scale vector size: .scale_vec::2X (= .block32, ue8m0 scale factors) or .scale_vec::4X (= .block16, ue8m0 or ue4m3)", nm.kind)
+			return "", 0, fmt.Errorf(".kind::%s needs an explicit scale vector size: .scale_vec::2X (= .block32, ue8m0 scale factors) or .scale_vec::4X (= .block16, ue8m0 or ue4m3)", k.Kind)
 		}
-	case "block16":
+	case Block16:
 		v = "4X"
-	case "block32":
+	case Block32:
 		v = "2X"
-		if nm.kind == desc.KindMXF8F6F4 {
+		if k.Kind == desc.KindMXF8F6F4 {
 			v = "1X"
 		}
 	}
@@ -320,18 +330,9 @@ func parseTCName(name string) (tcName, error) {
 		legal = legal || (x == v && x != "")
 	}
 	if !legal {
-		return nm, fmt.Errorf(".%s is not a scale vector size of .kind::%s (it takes %s)", strings.TrimPrefix(scaleVecName(vecSet), "."), nm.kind, vecList(nm.kind))
+		return "", 0, fmt.Errorf(".%s is not a scale vector size of .kind::%s (it takes %s)", k.ScaleVec, k.Kind, vecList(k.Kind))
 	}
-	nm.vec = v
-	nm.block = map[string]int{"1X": 32, "2X": 32, "4X": 16}[v]
-	return nm, nil
-}
-
-func scaleVecName(v string) string {
-	if strings.HasPrefix(v, "block") {
-		return v
-	}
-	return "scale_vec::" + v
+	return v, map[string]int{"1X": 32, "2X": 32, "4X": 16}[v], nil
 }
 
 func vecList(k desc.Kind) string {
@@ -359,18 +360,19 @@ func tcKOf(k desc.Kind) int {
 
 var tcDTypes = map[uint8]string{0: "f16", 1: "f32", 2: "s32"}
 
-// parseTcgen05 resolves a tcgen05.mma instruction: its name and either the
-// TCOptions fields or an instruction descriptor (tc.HasIDesc).
-func parseTcgen05(name string, tc TCOptions) (Inst, error) {
-	in := Inst{Name: name, Family: "tcgen05.mma", Source: NotHardwareVerified}
-	nm, err := parseTCName(name)
+// resolveTcgen05 resolves a tcgen05.mma instruction: its key and either
+// the TCOptions fields or an instruction descriptor (tc.HasIDesc).
+func resolveTcgen05(key Key, name string, tc TCOptions) (Inst, error) {
+	in := Inst{Name: name, Family: FamilyTcgen05, Source: NotHardwareVerified}
+	vec, block, err := tcVec(key)
 	if err != nil {
-		if strings.Contains(err.Error(), "unknown") {
-			return in, fmt.Errorf("%s: %w; nearest: %s", name, err, strings.Join(nearestInst(name, 3), ", "))
-		}
 		return in, fmt.Errorf("%s: %w", name, err)
 	}
-	k := nm.kind
+	nm := struct {
+		cta, block int
+		vec        string
+	}{key.CTAGroup, block, vec}
+	k := key.Kind
 	in.Kind, in.CTAGroup = k.String(), nm.cta
 	var d desc.IDesc
 	from := ""

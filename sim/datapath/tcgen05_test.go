@@ -488,7 +488,7 @@ func FuzzParseTcgen05(f *testing.F) {
 			}
 			return
 		}
-		if in.M <= 0 || in.N <= 0 || in.K <= 0 || in.A == nil || in.B == nil || in.C == nil || (in.Eval == nil) == (in.Block == nil) && in.Family == "tcgen05.mma" {
+		if in.M <= 0 || in.N <= 0 || in.K <= 0 || in.A == nil || in.B == nil || in.C == nil || (in.Eval == nil) == (in.Block == nil) && in.Family == FamilyTcgen05 {
 			t.Fatalf("%q: incomplete instruction %+v", name, in)
 		}
 	})
