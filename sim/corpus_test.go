@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/isa/numfmt"
 	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/sim/datapath"
@@ -216,7 +217,7 @@ func fmtSeed(o Options) string {
 // computed with the same (modelled, not hardware-verified) datapath.
 func TestCorpusTcgen05(t *testing.T) {
 	m := runCorpus(t, "tcgen05_gemm", Options{Check: true})
-	dp, err := datapath.ParseInst("tcgen05.mma.cta_group::1.kind::f16", datapath.TCOptions{M: 128, N: 128, A: "bf16", B: "bf16", D: "f32"})
+	dp, err := datapath.Lookup(datapath.Key{Family: datapath.FamilyTcgen05, CTAGroup: 1, Kind: desc.KindF16}, datapath.TCOptions{M: 128, N: 128, A: "bf16", B: "bf16", D: "f32"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 type matrixInfo struct {
 	load     bool
 	num      int
+	key      catalog.Key    // the fragment atom
 	lanes    [32][]fragCell // per lane: (register, half, tile row, tile col)
 	addrRows []int          // lane → tile row whose address it supplies
 	regs     []Opnd
@@ -32,19 +33,12 @@ func decLdStMatrix(load bool) decodeFn {
 		case x.Has("x4"):
 			num = 4
 		}
-		family := "stmatrix"
-		if load {
-			family = "ldmatrix"
-		}
-		name := fmt.Sprintf("%s.m8n8.x%d.b16", family, num)
-		if x.Has("trans") {
-			name = fmt.Sprintf("%s.m8n8.x%d.trans.b16", family, num)
-		}
-		atom, err := catalog.Lookup(name)
+		key := matrixFragKey(x)
+		atom, err := catalog.Find(key)
 		if err != nil {
 			return err
 		}
-		mi := &matrixInfo{load: load, num: num, addrRows: atom.AddrRows}
+		mi := &matrixInfo{load: load, num: num, key: key, addrRows: atom.AddrRows}
 		for t := 0; t < 32; t++ {
 			for v := 0; v < atom.TV.Values(); v++ {
 				r, c := atom.TV.Coord(t, v)

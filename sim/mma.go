@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/layouts/catalog"
 	"github.com/tcsim/tcsim/sim/datapath"
 )
 
@@ -34,33 +35,22 @@ func decMma(d *decoder) error {
 			return fmt.Errorf("mma.sync with .kind or .block_scale is not supported by the simulator")
 		}
 	}
-	dt, at, bt, ct := x.Types[0], x.Types[1], x.Types[2], x.Types[3]
-	name := fmt.Sprintf("mma.sync.aligned.m16n8k%d.row.col", sh.K)
-	if x.Has("satfinite") {
-		name += ".satfinite"
-	}
-	name += "." + dt.String() + "." + at.String() + "." + bt.String() + "." + ct.String()
-	dp, err := datapath.ParseInst(name, datapath.TCOptions{})
+	dt := x.Types[0]
+	key := datapath.Key{Family: datapath.FamilyMMASync, M: sh.M, N: sh.N, K: sh.K,
+		D: dt.NumFormat(), A: x.Types[1].NumFormat(), B: x.Types[2].NumFormat(), C: x.Types[3].NumFormat(),
+		Satfinite: x.Has("satfinite")}
+	dp, err := datapath.Lookup(key, datapath.TCOptions{})
 	if err != nil {
 		return err
 	}
 	mi := &mmaInfo{dp: dp, M: 16, N: 8, K: sh.K, aBits: dp.A.Container, bBits: dp.B.Container, accBits: dp.C.Bits}
-	tok := func(bits int) string {
-		switch bits {
-		case 16:
-			return "b16"
-		case 32:
-			return "tf32"
-		}
-		return "b8"
-	}
-	if mi.aMap, _, err = fragTable(fmt.Sprintf("mma.sync.m16k%d.a.%s", sh.K, tok(mi.aBits))); err != nil {
+	if mi.aMap, _, err = fragTable(catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandA, M: 16, K: sh.K, Elem: catalog.OperandElem(mi.aBits)}); err != nil {
 		return err
 	}
-	if mi.bMap, _, err = fragTable(fmt.Sprintf("mma.sync.n8k%d.b.%s", sh.K, tok(mi.bBits))); err != nil {
+	if mi.bMap, _, err = fragTable(catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandB, N: 8, K: sh.K, Elem: catalog.OperandElem(mi.bBits)}); err != nil {
 		return err
 	}
-	if mi.cMap, _, err = fragTable("mma.sync.m16n8.d." + dt.String()); err != nil {
+	if mi.cMap, _, err = fragTable(catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandD, M: 16, N: 8, Elem: accElem(dt)}); err != nil {
 		return err
 	}
 	lists := []*[]Opnd{&mi.d, &mi.a, &mi.b, &mi.c}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/tcsim/tcsim/isa/ptx"
-	"github.com/tcsim/tcsim/layouts/catalog"
 )
 
 // Stepper runs a launch under control, one CTA (or cluster) at a time and
@@ -450,84 +449,4 @@ func (s *Stepper) InFlight() []AsyncOp {
 		}
 	}
 	return out
-}
-
-// Fragment says what the registers of a matrix instruction hold: for each
-// operand, the catalog atom that maps (thread, value) to a tile cell, and
-// the registers in operand order.
-type Fragment struct {
-	Operand string // "D", "A", "B", "regs"
-	Atom    string // catalog atom name, "" for shared-memory operands
-	Regs    []string
-	Note    string
-}
-
-// Fragments describes the fragment operands of the instruction at pc
-// (wgmma.mma_async, ldmatrix, stmatrix, tcgen05.ld/st).
-func (s *Stepper) Fragments(pc int) ([]Fragment, error) {
-	if pc < 0 || pc >= len(s.m.Prog.Insts) {
-		return nil, fmt.Errorf("no instruction at pc %d", pc)
-	}
-	in := &s.m.Prog.Insts[pc]
-	names := func(regs []int32) []string {
-		var out []string
-		for _, r := range regs {
-			out = append(out, in.Func.RegNames[r])
-		}
-		return out
-	}
-	switch x := in.ext.(type) {
-	case *wgmmaInfo:
-		dt := in.PTX.Types[0].String()
-		fr := []Fragment{{Operand: "D", Atom: fmt.Sprintf("wgmma.m64n%d.d.%s", x.N, dt), Regs: names(x.dregs)}}
-		if x.rs {
-			tok := map[int]string{16: "b16", 32: "tf32", 8: "b8"}[x.aBits]
-			fr = append(fr, Fragment{Operand: "A", Atom: fmt.Sprintf("wgmma.m64k%d.a.reg.%s", x.K, tok), Regs: names(x.aregs)})
-		} else {
-			fr = append(fr, Fragment{Operand: "A", Note: "shared memory, through the descriptor"})
-		}
-		fr = append(fr, Fragment{Operand: "B", Note: "shared memory, through the descriptor"})
-		return fr, nil
-	case *matrixInfo:
-		var regs []string
-		for _, o := range x.regs {
-			regs = append(regs, o.Name)
-		}
-		name := in.PTX.Opcode + ".m8n8.x" + strconv.Itoa(x.num)
-		if in.PTX.Has("trans") {
-			name += ".trans"
-		}
-		return []Fragment{{Operand: "regs", Atom: name + ".b16", Regs: regs}}, nil
-	case *tcLdInfo:
-		var regs []string
-		for _, o := range x.regs {
-			regs = append(regs, o.Name)
-		}
-		return []Fragment{{Operand: "regs", Atom: fmt.Sprintf("tcgen05.%s.x%d", x.shape, x.num), Regs: regs}}, nil
-	}
-	return nil, fmt.Errorf("%s has no fragment operands", in.PTX.Opcode)
-}
-
-// Owner finds which tile cell a register of a thread holds for the
-// fragment instruction at pc: (row, col) in the catalog atom's tile.
-func (s *Stepper) Owner(pc int, thread int, reg string) (atom string, row, col int, err error) {
-	frs, err := s.Fragments(pc)
-	if err != nil {
-		return "", 0, 0, err
-	}
-	for _, f := range frs {
-		for i, r := range f.Regs {
-			if r != reg || f.Atom == "" {
-				continue
-			}
-			a, err := catalog.Lookup(f.Atom)
-			if err != nil {
-				return "", 0, 0, err
-			}
-			per := max(a.ValsPerReg, 1)
-			row, col := a.TV.Coord(thread%a.TV.Threads(), i*per)
-			return f.Atom, row, col, nil
-		}
-	}
-	return "", 0, 0, fmt.Errorf("%s is not a fragment register of the instruction at pc %d", reg, pc)
 }

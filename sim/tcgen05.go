@@ -285,21 +285,21 @@ func decTcRelinquish(d *decoder) error {
 // mma ----------------------------------------------------------------------------
 
 type tcMmaInfo struct {
-	kind     desc.Kind
-	kindName string
-	group    string
-	aTmem    bool
-	d, a, b  Opnd
-	idesc    Opnd
-	enable   Opnd
-	scaleD   int
+	key     datapath.Key // the family, CTA group and kind; the descriptor gives the rest
+	kind    desc.Kind
+	aTmem   bool
+	d, a, b Opnd
+	idesc   Opnd
+	enable  Opnd
+	scaleD  int
 }
 
 func decTcMma(d *decoder) error {
 	d.c.p.hasTcgen05 = true
 	x := d.x
-	mi := &tcMmaInfo{group: x.ModPrefix("cta_group::")}
-	if mi.group == "cta_group::2" {
+	mi := &tcMmaInfo{}
+	group := x.ModPrefix("cta_group::")
+	if group == "cta_group::2" {
 		return fmt.Errorf("tcgen05.mma .cta_group::2 is not supported by the simulator")
 	}
 	kn := x.ModPrefix("kind::")
@@ -311,12 +311,15 @@ func decTcMma(d *decoder) error {
 	if x.Has("block_scale") || x.ModPrefix("collector::") != "" || x.Has("ashift") {
 		return fmt.Errorf("tcgen05.mma with block scaling, collector usage or .ashift is not supported by the simulator")
 	}
-	mi.kindName = kn
 	k, err := desc.ParseKind(kn[len("kind::"):])
 	if err != nil {
 		return err
 	}
 	mi.kind = k
+	mi.key = datapath.Key{Family: datapath.FamilyTcgen05, Kind: k}
+	if group == "cta_group::1" {
+		mi.key.CTAGroup = 1
+	}
 	ops := x.Operands
 	if mi.d, err = d.memAddr(ops[0]); err != nil {
 		return err
@@ -383,7 +386,7 @@ func execTcMma(w *Warp, in *Inst, m uint32) {
 					Msg: fmt.Sprintf("tcgen05.mma instruction descriptor %#x: %s", idv, f.Msg)})
 			}
 		}
-		dp, err := datapath.ParseInst("tcgen05.mma."+mi.group+"."+mi.kindName, datapath.TCOptions{IDesc: idv, HasIDesc: true, ScaleInputD: mi.scaleD})
+		dp, err := datapath.Lookup(mi.key, datapath.TCOptions{IDesc: idv, HasIDesc: true, ScaleInputD: mi.scaleD})
 		M, N := dp.M, dp.N
 		if err == nil && dp.Eval == nil {
 			err = fmt.Errorf("no datapath for this kind")

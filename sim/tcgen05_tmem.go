@@ -15,8 +15,9 @@ import (
 
 type tcLdInfo struct {
 	load    bool
-	shape   string
+	shape   catalog.TMEMShape
 	num     int
+	key     catalog.Key // the fragment atom
 	lanes   [128][]fragCell
 	regs    []Opnd
 	addr    Opnd
@@ -39,18 +40,10 @@ func decTcLdSt(load bool) decodeFn {
 			return fmt.Errorf("%s with .red, .pack::16b or .unpack::16b is not supported by the simulator", x.Opcode)
 		}
 		li := &tcLdInfo{load: load}
-		for _, s := range []string{"32x32b", "16x64b", "16x128b", "16x256b", "16x32bx2"} {
-			if x.Has(s) {
-				li.shape = s
-			}
-		}
-		li.lanes16 = li.shape != "32x32b"
-		for _, m := range x.Mods {
-			if len(m.Name) > 1 && m.Name[0] == 'x' {
-				fmt.Sscanf(m.Name[1:], "%d", &li.num)
-			}
-		}
-		atom, err := catalog.Lookup(fmt.Sprintf("tcgen05.%s.x%d", li.shape, li.num))
+		li.key = tcLdStFragKey(x)
+		li.shape, li.num = li.key.Shape, li.key.Num
+		li.lanes16 = li.shape != catalog.Shape32x32b
+		atom, err := catalog.Find(li.key)
 		if err != nil {
 			return err
 		}
@@ -96,7 +89,7 @@ func decTcLdSt(load bool) decodeFn {
 	}
 }
 
-func (li *tcLdInfo) li16x2() bool { return li.shape == "16x32bx2" }
+func (li *tcLdInfo) li16x2() bool { return li.shape == catalog.Shape16x32bx2 }
 
 func execTcLdSt(w *Warp, in *Inst, m uint32) {
 	li := in.ext.(*tcLdInfo)

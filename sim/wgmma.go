@@ -26,7 +26,6 @@ type fragCell struct {
 }
 
 type wgmmaInfo struct {
-	name           string
 	dp             datapath.Inst
 	model          *datapath.Model
 	M, N, K        int
@@ -38,20 +37,23 @@ type wgmmaInfo struct {
 	negA, negB     bool
 	transA, transB bool
 	accBits        int
+	accKey, aKey   catalog.Key     // the fragment atoms (aKey: register A only)
 	accMap         [128][]fragCell // per thread of the warpgroup
 	aMap           [128][]fragCell
 	aBits, bBits   int
 	aPerReg        int
 }
 
-var fragCache sync.Map // atom name -> [128][]fragCell
+var fragCache sync.Map // catalog.Key -> fragEntry
 
-func fragTable(name string) ([128][]fragCell, int, error) {
-	if v, ok := fragCache.Load(name); ok {
+// fragTable is the per-thread cell list of the fragment atom k, and the
+// number of values per register.
+func fragTable(k catalog.Key) ([128][]fragCell, int, error) {
+	if v, ok := fragCache.Load(k); ok {
 		e := v.(fragEntry)
 		return e.t, e.perReg, nil
 	}
-	a, err := catalog.Lookup(name)
+	a, err := catalog.Find(k)
 	if err != nil {
 		return [128][]fragCell{}, 0, err
 	}
@@ -63,7 +65,7 @@ func fragTable(name string) ([128][]fragCell, int, error) {
 			t[th] = append(t[th], fragCell{reg: int32(v / per), half: uint8(v % per), row: int32(r), col: int32(c)})
 		}
 	}
-	fragCache.Store(name, fragEntry{t, per})
+	fragCache.Store(k, fragEntry{t, per})
 	return t, per, nil
 }
 
@@ -72,26 +74,27 @@ type fragEntry struct {
 	perReg int
 }
 
+// wgmmaKey is the datapath key of a wgmma.mma_async instruction.
+func wgmmaKey(x *ptx.Instruction) datapath.Key {
+	sh := x.Shape
+	return datapath.Key{Family: datapath.FamilyWGMMA, M: sh.M, N: sh.N, K: sh.K,
+		D: x.Types[0].NumFormat(), A: x.Types[1].NumFormat(), B: x.Types[2].NumFormat(),
+		Satfinite: x.Has("satfinite"), AndPopc: x.Has("and") && x.Has("popc")}
+}
+
 func decWgmma(d *decoder) error {
 	x := d.x
 	sh := x.Shape
 	if len(x.Types) != 3 {
 		return fmt.Errorf("wgmma.mma_async: want .dtype.atype.btype")
 	}
-	dt, at, bt := x.Types[0], x.Types[1], x.Types[2]
-	name := fmt.Sprintf("wgmma.mma_async.sync.aligned.m%dn%dk%d", sh.M, sh.N, sh.K)
-	if x.Has("satfinite") {
-		name += ".satfinite"
-	}
-	name += "." + dt.String() + "." + at.String() + "." + bt.String()
-	if x.Has("and") && x.Has("popc") {
-		name += ".and.popc"
-	}
-	dp, err := datapath.ParseInst(name, datapath.TCOptions{})
+	dt := x.Types[0]
+	key := wgmmaKey(x)
+	dp, err := datapath.Lookup(key, datapath.TCOptions{})
 	if err != nil {
 		return err
 	}
-	wi := &wgmmaInfo{name: name, dp: dp, M: dp.M, N: dp.N, K: dp.K}
+	wi := &wgmmaInfo{dp: dp, M: dp.M, N: dp.N, K: dp.K}
 	if m, ok := dp.Eval.(*datapath.Model); ok {
 		wi.model = m
 	}
@@ -108,11 +111,11 @@ func decWgmma(d *decoder) error {
 		wi.dregs = append(wi.dregs, r.idx)
 	}
 	wi.accBits = 32
-	accName := "wgmma.m64n%d.d." + dt.String()
 	if dt == ptx.F16 {
 		wi.accBits = 16
 	}
-	tab, per, err := fragTable(fmt.Sprintf(accName, sh.N))
+	wi.accKey, wi.aKey, _ = wgmmaFragKeys(x)
+	tab, per, err := fragTable(wi.accKey)
 	if err != nil {
 		return err
 	}
@@ -130,17 +133,10 @@ func decWgmma(d *decoder) error {
 			}
 			wi.aregs = append(wi.aregs, r.idx)
 		}
-		tok := "b16"
-		switch wi.aBits {
-		case 32:
-			tok = "tf32"
-		case 8:
-			tok = "b8"
-		}
 		if wi.aBits == 1 {
 			return fmt.Errorf("wgmma with .b1 A in registers is not supported")
 		}
-		tab, per, err := fragTable(fmt.Sprintf("wgmma.m64k%d.a.reg.%s", sh.K, tok))
+		tab, per, err := fragTable(wi.aKey)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tcsim/tcsim/isa/ptx"
 	"github.com/tcsim/tcsim/launch"
+	"github.com/tcsim/tcsim/layouts/catalog"
 	"github.com/tcsim/tcsim/sim"
 )
 
@@ -132,8 +133,9 @@ type regInfo struct {
 
 // fragInfo is one fragment operand of a matrix instruction.
 type fragInfo struct {
-	operand string // D, A, B, regs
-	atom    string // catalog atom, "" for shared-memory operands
+	operand string      // D, A, B, regs
+	atom    string      // catalog atom, "" for shared-memory operands
+	key     catalog.Key // the atom's key
 	regs    []string
 	note    string
 	elem    string // element type for the values: f32, bf16, f16, b16, b32, ...
@@ -509,16 +511,22 @@ func (b *simBackend) fragments(line int) (string, []fragInfo, error) {
 			lastErr = err
 			continue
 		}
-		in := b.prog.Insts[pc].PTX
-		var out []fragInfo
-		for _, f := range frs {
-			fi := fragInfo{operand: f.Operand, atom: f.Atom, regs: f.Regs, note: f.Note}
-			fi.elem, fi.threads = fragElem(in, f.Operand, f.Atom)
-			out = append(out, fi)
-		}
-		return in.String(), out, nil
+		return b.prog.Insts[pc].PTX.String(), fragInfos(frs), nil
 	}
 	return "", nil, lastErr
+}
+
+// fragInfos converts the simulator's fragment descriptions for the pane.
+func fragInfos(frs []sim.Fragment) []fragInfo {
+	var out []fragInfo
+	for _, f := range frs {
+		fi := fragInfo{operand: f.Operand, atom: f.Atom, key: f.Key, regs: f.Regs, note: f.Note, threads: f.Threads}
+		if f.Elem != ptx.TypeNone {
+			fi.elem = f.Elem.String()
+		}
+		out = append(out, fi)
+	}
+	return out
 }
 
 func (b *simBackend) missing(paneKind) string { return "" }
@@ -560,33 +568,6 @@ func issuedBy(warps uint8, group int) string {
 		s += fmt.Sprintf(", commit group %d", group)
 	}
 	return s
-}
-
-// fragElem picks the element type that formats a fragment's values, and
-// the threads its atom spans.
-func fragElem(in *ptx.Instruction, operand, atom string) (string, int) {
-	threads := 32
-	if strings.HasPrefix(atom, "wgmma.") || strings.HasPrefix(atom, "tcgen05.") {
-		threads = 128
-	}
-	ty := func(i int) string {
-		if i < len(in.Types) {
-			return in.Types[i].String()
-		}
-		return ""
-	}
-	switch {
-	case strings.HasPrefix(in.Opcode, "wgmma"):
-		if operand == "D" {
-			return ty(0), threads
-		}
-		return ty(1), threads
-	case strings.HasPrefix(in.Opcode, "tcgen05"):
-		// 32-bit cells: shown as f32 (the accumulators of every kind
-		// but i8), x shows the bits.
-		return "f32", threads
-	}
-	return "b16", threads
 }
 
 // guessType reads a register's type from nvcc's naming (%f: f32, %fd:

@@ -104,7 +104,7 @@ func (v *stepperView) buildFrag(w, h int) {
 	f.cur = fr
 	g := f.atoms[fr.atom]
 	if g == nil {
-		a, err := catalog.Lookup(fr.atom)
+		a, err := catalog.Find(fr.key)
 		if err != nil {
 			f.err = err.Error()
 			return
@@ -116,7 +116,7 @@ func (v *stepperView) buildFrag(w, h int) {
 		}
 		f.atoms[fr.atom] = g
 	}
-	a, _ := catalog.Lookup(fr.atom)
+	a, _ := catalog.Find(fr.key)
 	vpr := max(a.ValsPerReg, 1)
 	ebits := 32 / vpr
 	// The atom's thread t is thread base+t of the CTA: the selected
@@ -210,7 +210,7 @@ func (v *stepperView) fragSelect() {
 		v.selectThread(t)
 		v.frag.seekThread = false
 	}
-	a, _ := catalog.Lookup(v.frag.cur.atom)
+	a, _ := catalog.Find(v.frag.cur.key)
 	if reg := c.Owners[0].Value / max(a.ValsPerReg, 1); reg < len(v.frag.cur.regs) {
 		v.regSel = v.frag.cur.regs[reg]
 		for i, r := range v.regList() {
@@ -259,7 +259,7 @@ func (v *stepperView) renderFrag(w, h int) []string {
 	// The cursor cell, last.
 	if c := f.pane.cell(); c != nil && len(c.Owners) > 0 {
 		o := c.Owners[0]
-		a, _ := catalog.Lookup(f.cur.atom)
+		a, _ := catalog.Find(f.cur.key)
 		vpr := max(a.ValsPerReg, 1)
 		reg := o.Value / vpr
 		p := f.pane.g.PanelOf(c)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/sim"
 )
 
 // Replaying a parsed trace (stepper_trace.go): applying records, stepping
@@ -428,8 +428,8 @@ func (b *traceBackend) fragments(line int) (string, []fragInfo, error) {
 	if in == nil {
 		return "", nil, fmt.Errorf("line %d has no instruction", line)
 	}
-	frs, err := staticFragments(in)
-	return in.String(), frs, err
+	frs, err := sim.StaticFragments(in)
+	return in.String(), fragInfos(frs), err
 }
 
 func (b *traceBackend) missing(p paneKind) string {
@@ -453,71 +453,6 @@ func (b *traceBackend) hasValues() bool {
 		}
 	}
 	return false
-}
-
-// staticFragments reads the fragment operands of a matrix instruction
-// from its text, as sim.Stepper.Fragments does from the compiled program:
-// the accumulator and register-A fragments of wgmma.mma_async, the
-// registers of ldmatrix/stmatrix and of tcgen05.ld/st.
-func staticFragments(in *ptx.Instruction) ([]fragInfo, error) {
-	regsOf := func(i int) []string {
-		if i >= len(in.Operands) {
-			return nil
-		}
-		v, ok := in.Operands[i].(*ptx.Vector)
-		if !ok {
-			return nil
-		}
-		var out []string
-		for _, e := range v.Elems {
-			if r, ok := e.(*ptx.Reg); ok {
-				out = append(out, r.Name)
-			}
-		}
-		return out
-	}
-	switch {
-	case in.Opcode == "wgmma.mma_async" || strings.HasPrefix(in.Opcode, "wgmma.mma_async"):
-		if len(in.Types) < 2 || in.Shape.N == 0 {
-			return nil, fmt.Errorf("%s: no shape or types", in.Opcode)
-		}
-		dt := in.Types[0].String()
-		d := fragInfo{operand: "D", atom: fmt.Sprintf("wgmma.m64n%d.d.%s", in.Shape.N, dt), regs: regsOf(0), elem: dt, threads: 128}
-		out := []fragInfo{d}
-		if a := regsOf(1); a != nil {
-			tok := map[int]string{16: "b16", 32: "tf32", 8: "b8"}[in.Types[1].Bits()]
-			out = append(out, fragInfo{operand: "A", atom: fmt.Sprintf("wgmma.m64k%d.a.reg.%s", in.Shape.K, tok), regs: a, elem: in.Types[1].String(), threads: 128})
-		} else {
-			out = append(out, fragInfo{operand: "A", note: "shared memory, through the descriptor"})
-		}
-		return append(out, fragInfo{operand: "B", note: "shared memory, through the descriptor"}), nil
-	case in.Opcode == "ldmatrix" || in.Opcode == "stmatrix":
-		num := in.ModPrefix("x")
-		name := in.Opcode + ".m8n8." + num
-		if in.Has("trans") {
-			name += ".trans"
-		}
-		regs := regsOf(0)
-		if in.Opcode == "stmatrix" {
-			regs = regsOf(1)
-		}
-		return []fragInfo{{operand: "regs", atom: name + ".b16", regs: regs, elem: "b16", threads: 32}}, nil
-	case in.Opcode == "tcgen05.ld" || in.Opcode == "tcgen05.st":
-		var shape, num string
-		for _, m := range in.Mods {
-			if strings.Contains(m.Name, "x") && strings.HasSuffix(m.Name, "b") {
-				shape = m.Name
-			} else if len(m.Name) > 1 && m.Name[0] == 'x' && isDigits(m.Name[1:]) {
-				num = m.Name
-			}
-		}
-		regs := regsOf(0)
-		if in.Opcode == "tcgen05.st" {
-			regs = regsOf(1)
-		}
-		return []fragInfo{{operand: "regs", atom: "tcgen05." + shape + "." + num, regs: regs, elem: "f32", threads: 128}}, nil
-	}
-	return nil, fmt.Errorf("%s has no fragment operands", in.Opcode)
 }
 
 func isDigits(s string) bool {

@@ -19,21 +19,21 @@ type mmaShape struct {
 	acc        elem
 	aRegs      int
 	bRegs      int
-	a, b, d    string // catalog atoms
-	checkAandB bool   // whether this case checks the A and B fragments (the f16-accumulator case checks D only)
+	a, b, d    catalog.Key // catalog atoms
+	checkAandB bool        // whether this case checks the A and B fragments (the f16-accumulator case checks D only)
 }
 
 var mmaShapes = []mmaShape{
 	{"mma_m16n8k8_f32_f16", "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", elemF16, 8, elemF32, 2, 1,
-		"mma.sync.m16k8.a.b16", "mma.sync.n8k8.b.b16", "mma.sync.m16n8.d.f32", true},
+		catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandA, M: 16, K: 8, Elem: catalog.ElemB16}, catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandB, N: 8, K: 8, Elem: catalog.ElemB16}, catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandD, M: 16, N: 8, Elem: catalog.ElemF32}, true},
 	{"mma_m16n8k8_f32_tf32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", elemTF32, 8, elemF32, 4, 2,
-		"mma.sync.m16k8.a.tf32", "mma.sync.n8k8.b.tf32", "mma.sync.m16n8.d.f32", true},
+		catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandA, M: 16, K: 8, Elem: catalog.ElemTF32}, catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandB, N: 8, K: 8, Elem: catalog.ElemTF32}, catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandD, M: 16, N: 8, Elem: catalog.ElemF32}, true},
 	{"mma_m16n8k16_f32_f16", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", elemF16, 16, elemF32, 4, 2,
-		"mma.sync.m16k16.a.b16", "mma.sync.n8k16.b.b16", "mma.sync.m16n8.d.f32", true},
+		catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandA, M: 16, K: 16, Elem: catalog.ElemB16}, catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandB, N: 8, K: 16, Elem: catalog.ElemB16}, catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandD, M: 16, N: 8, Elem: catalog.ElemF32}, true},
 	{"mma_m16n8k16_f16_f16", "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", elemF16, 16, elemF16, 4, 2,
-		"mma.sync.m16k16.a.b16", "mma.sync.n8k16.b.b16", "mma.sync.m16n8.d.f16", false},
+		catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandA, M: 16, K: 16, Elem: catalog.ElemB16}, catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandB, N: 8, K: 16, Elem: catalog.ElemB16}, catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandD, M: 16, N: 8, Elem: catalog.ElemF16}, false},
 	{"mma_m16n8k32_s32_u8", "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32", elemU8, 32, elemS32, 4, 2,
-		"mma.sync.m16k32.a.b8", "mma.sync.n8k32.b.b8", "mma.sync.m16n8.d.s32", true},
+		catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandA, M: 16, K: 32, Elem: catalog.ElemB8}, catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandB, N: 8, K: 32, Elem: catalog.ElemB8}, catalog.Key{Family: catalog.MMASync, Operand: catalog.OperandD, M: 16, N: 8, Elem: catalog.ElemS32}, true},
 }
 
 // mmaJob is what one CTA (one warp) runs.
@@ -235,10 +235,17 @@ func mmaCase(s mmaShape) *Case {
 	return c
 }
 
-// matrixAtom is the catalog atom of an ldmatrix/stmatrix form.
-func matrixAtom(family string, v matrixVariant) catalog.Atom {
-	return mustAtom(fmt.Sprintf("%s.m8n8.%s.b16", family, v.suffix()))
+// matrixKey is the catalog key of an ldmatrix/stmatrix form.
+func matrixKey(family string, v matrixVariant) catalog.Key {
+	f := catalog.LdMatrix
+	if family == "stmatrix" {
+		f = catalog.StMatrix
+	}
+	return catalog.Key{Family: f, M: 8, N: 8, Num: v.num, Trans: v.trans, Elem: catalog.ElemB16}
 }
+
+// matrixAtom is the catalog atom of an ldmatrix/stmatrix form.
+func matrixAtom(family string, v matrixVariant) catalog.Atom { return mustAtom(matrixKey(family, v)) }
 
 // laneRow is the tile row whose address lane l supplies, or -1.
 func laneRow(a catalog.Atom, l int) int {

@@ -17,21 +17,21 @@ import (
 // returns. With the catalog's atoms it must agree with every check; with
 // a planted wrong atom the check of that atom must fail.
 type hardware struct {
-	atom func(name string) catalog.Atom
+	atom func(k catalog.Key) catalog.Atom
 	// smem, when set, changes how the modelled hardware reads a
 	// descriptor: a planted fault of the shared-memory side.
 	smem func(desc.SmemLayout) desc.SmemLayout
 }
 
-var catalogHardware = hardware{atom: func(name string) catalog.Atom { return mustAtom(name) }}
+var catalogHardware = hardware{atom: mustAtom}
 
 // plant returns a model whose atom name is replaced by a.
 func plant(name string, a catalog.Atom) hardware {
-	return hardware{atom: func(n string) catalog.Atom {
-		if n == name {
+	return hardware{atom: func(k catalog.Key) catalog.Atom {
+		if k.String() == name {
 			return a
 		}
-		return mustAtom(n)
+		return mustAtom(k)
 	}}
 }
 
@@ -159,7 +159,7 @@ func (h hardware) wgmma(c *Case, k *wgmmaKernel, out []byte) {
 		for s := 0; s < v.slices; s++ {
 			var A [][]int
 			if k.regA {
-				a := h.atom(fmt.Sprintf("wgmma.m64k%d.a.reg.%s", in.k, in.tok))
+				a := h.atom(in.aKey(false))
 				A = fromRegs(a, in.e, func(t, r int) uint32 { return le32(rec, 128+16*t+4*r) })
 			} else {
 				major := desc.MajorK
@@ -169,7 +169,7 @@ func (h hardware) wgmma(c *Case, k *wgmmaKernel, out []byte) {
 				A = h.readSmem(img, binary.LittleEndian.Uint64(rec[16*s:]), major, in.e, 64, in.k)
 			}
 			B := h.readSmem(img, binary.LittleEndian.Uint64(rec[16*s+8:]), desc.MajorK, in.e, v.n, in.k)
-			d := h.atom(fmt.Sprintf("wgmma.m64n%d.d.%s", v.n, k.acc))
+			d := h.atom(accKey(v.n, k.acc))
 			nr := k.regs(v.n)
 			toRegs(d, k.acc, product(A, B), func(t, r int, x uint32) {
 				binary.LittleEndian.PutUint32(o[16+s*k.sliceBytes(v.n)+4*(t*nr+r):], x)
@@ -192,7 +192,7 @@ func (h hardware) mma(c *Case, k *mmaKernel, out []byte) {
 
 func (h hardware) matrix(c *Case, family string, out []byte) {
 	for j, mv := range matrixVariants {
-		a := h.atom(fmt.Sprintf("%s.m8n8.%s.b16", family, mv.suffix()))
+		a := h.atom(matrixKey(family, mv))
 		rec := c.In[j*c.InRec:]
 		o := out[j*c.OutRec : (j+1)*c.OutRec]
 		if family == "stmatrix" {

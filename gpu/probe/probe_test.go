@@ -26,7 +26,10 @@ func TestModelledHardwareAgrees(t *testing.T) {
 
 func withTV(t *testing.T, name, tv string) catalog.Atom {
 	t.Helper()
-	a := mustAtom(name)
+	a, err := catalog.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
 	l, err := layouts.ParseLayout(tv)
 	if err != nil {
 		t.Fatal(err)

@@ -180,16 +180,33 @@ func (k *wgmmaKernel) checkSize(out []byte) error {
 	return nil
 }
 
-func mustAtom(name string) catalog.Atom {
-	a, err := catalog.Lookup(name)
+func mustAtom(k catalog.Key) catalog.Atom {
+	a, err := catalog.Find(k)
 	if err != nil {
 		panic("probe: " + err.Error())
 	}
 	return a
 }
 
+// accKey is the catalog key of the wgmma accumulator m64nN of type e.
+func accKey(n int, e elem) catalog.Key {
+	el := map[elem]catalog.Elem{elemF32: catalog.ElemF32, elemF16: catalog.ElemF16, elemS32: catalog.ElemS32}[e]
+	return catalog.Key{Family: catalog.WGMMA, Operand: catalog.OperandD, M: 64, N: n, Elem: el}
+}
+
 // accAtom is the catalog's accumulator atom for m64nN of type e.
-func accAtom(n int, e elem) catalog.Atom { return mustAtom(fmt.Sprintf("wgmma.m64n%d.d.%s", n, e)) }
+func accAtom(n int, e elem) catalog.Atom { return mustAtom(accKey(n, e)) }
+
+// aKey is the catalog key of operand A of in, from registers or (smem)
+// shared memory.
+func (in wgmmaInput) aKey(smem bool) catalog.Key {
+	return catalog.Key{Family: catalog.WGMMA, Operand: catalog.OperandA, M: 64, K: in.k, Elem: catalog.OperandElem(in.e.bits()), Smem: smem}
+}
+
+// bKey is the catalog key of operand B of in for shape n.
+func (in wgmmaInput) bKey(n int) catalog.Key {
+	return catalog.Key{Family: catalog.WGMMA, Operand: catalog.OperandB, N: n, K: in.k, Elem: catalog.OperandElem(in.e.bits()), Smem: true}
+}
 
 // kInter is the K-major no-swizzle layout every probe uses for its
 // identity and constant operands: core matrices 8 rows x 16 bytes, the
@@ -223,7 +240,7 @@ func accCaseN(acc elem, in wgmmaInput, regA bool, only []int) *Case {
 	k := &wgmmaKernel{name: name, input: in, acc: acc, image: 10240, regA: regA, passes: 2}
 	var ns []int
 	for _, n := range allN(only) {
-		if _, err := catalog.Lookup(fmt.Sprintf("wgmma.m64n%d.d.%s", n, acc)); err == nil {
+		if _, err := catalog.Find(accKey(n, acc)); err == nil {
 			ns = append(ns, n)
 		}
 	}
@@ -246,7 +263,7 @@ func accCaseN(acc elem, in wgmmaInput, regA bool, only []int) *Case {
 		"Each thread stores its raw accumulator registers in (thread, register) order.",
 	}
 	lay := mustLayout(kInter, in.e.bits())
-	aReg := mustAtom(fmt.Sprintf("wgmma.m64k%d.a.reg.%s", in.k, in.tok))
+	aReg := mustAtom(in.aKey(false))
 	var recs []byte
 	for _, n := range ns {
 		for pass := 0; pass < 2; pass++ {
@@ -326,7 +343,7 @@ func aRegCase(in wgmmaInput) *Case {
 	name := "wgmma_areg_" + in.tok
 	k := &wgmmaKernel{name: name, input: in, acc: in.acc, image: 2048, regA: true, passes: 2,
 		variants: []wgmmaVariant{{op: in.op(n, in.acc), n: n, imms: in.immsRA, slices: 1}}}
-	a := mustAtom(fmt.Sprintf("wgmma.m64k%d.a.reg.%s", in.k, in.tok))
+	a := mustAtom(in.aKey(false))
 	d := accAtom(n, in.acc)
 	k.comment = []string{
 		fmt.Sprintf("wgmma register A fragment (%s): value v of thread t holds code(t,v) = t*%d + v,", in.ptx, a.Values()),
@@ -448,7 +465,7 @@ func bSmemCaseN(in wgmmaInput, only []int) *Case {
 	c := k.toCase(fmt.Sprintf("wgmma B tiles in shared memory, %s, every N", in.ptx), recs)
 	for i, v := range k.variants {
 		i, n := i, v.n
-		b := mustAtom(fmt.Sprintf("wgmma.n%dk%d.b.smem.%s", n, in.k, in.tok))
+		b := mustAtom(in.bKey(n))
 		d := accAtom(n, in.acc)
 		c.Checks = append(c.Checks, Check{Atom: b.Name, Case: name,
 			How:    "B holds the codes of its shared-memory elements, A = identity: D(k, n) names the element read for B(n, k)",
@@ -560,7 +577,7 @@ func smemCase(in wgmmaInput, major desc.Major) *Case {
 				return decodeOperand(wgmmaOut{k, out}, d, lay.atom, 64, in, lay, passJobs(i, 2), g.slices, true)
 			}})
 		if s == desc.SwizzleNone && major == desc.MajorK {
-			a := mustAtom(fmt.Sprintf("wgmma.m64k%d.a.smem.%s", in.k, in.tok))
+			a := mustAtom(in.aKey(true))
 			c.Checks = append(c.Checks, Check{Atom: a.Name, Case: name,
 				How:    "the 64 x K A tile read through a no-swizzle K-major descriptor: every (m, k) from its canonical element",
 				Caveat: caveat,
