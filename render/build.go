@@ -6,6 +6,7 @@ import (
 
 	"github.com/tcsim/tcsim/layouts"
 	"github.com/tcsim/tcsim/layouts/catalog"
+	"github.com/tcsim/tcsim/sim/banks"
 )
 
 // FromTV builds a one-panel grid of tv's tile: cell (r, c) lists every
@@ -189,17 +190,18 @@ func fillOffsets(g *Grid, p *Panel, eval func(int) int) {
 	}
 }
 
-// Bank returns the 4-byte shared-memory bank, (byte offset / 4) mod 32, of
-// element offset off for elements of elemBits bits; -1 when elemBits is 0.
+// Bank returns the 4-byte shared-memory bank, (byte offset / 4) mod 32
+// (sim/banks), of element offset off for elements of elemBits bits; -1
+// when elemBits is 0. A negative offset counts banks down from bank 0.
 func Bank(off, elemBits int) int {
 	if elemBits <= 0 {
 		return -1
 	}
-	b := off * elemBits / 8 / 4 % 32
+	b := off * elemBits / 8
 	if b < 0 {
-		b += 32
+		return (b/banks.WordBytes%banks.Count + banks.Count) % banks.Count
 	}
-	return b
+	return banks.Bank(uint64(b))
 }
 
 // FromAtom builds the grid of a catalog atom: owners for a thread-value

@@ -6,20 +6,16 @@ import (
 
 	"github.com/tcsim/tcsim/layouts"
 	"github.com/tcsim/tcsim/layouts/catalog"
+	"github.com/tcsim/tcsim/sim/banks"
 )
 
-// The shared-memory bank model behind the swizzle view.
-//
-// Shared memory has 32 banks of 4 bytes: byte address a is in bank
-// (a/4) mod 32. The accesses the hardware serves together (a phase) take
-// as many wavefronts as the largest number of distinct 4-byte words any
-// one bank must deliver; accesses to the same word are a broadcast and
-// cost nothing extra. A phase of one wavefront is conflict-free.
+// The swizzle view draws sim/banks' bank model (the one the simulator's
+// conflict report uses) over the accesses of an instruction pattern.
 //
 // The phases modelled here:
 //   - ld.shared/st.shared: a warp's accesses of 4 bytes or less form one
 //     phase of 32 lanes; 8-byte accesses two phases of 16 lanes; 16-byte
-//     accesses four phases of 8 lanes (the 128-byte rule).
+//     accesses four phases of 8 lanes (banks.LanesPerPhase).
 //   - ldmatrix/stmatrix: one phase per 8x8 matrix, its eight 16-byte rows
 //     (whose addresses lanes 8j..8j+7 supply).
 //   - wgmma core-matrix reads: one phase per core matrix (8 rows of 16
@@ -52,46 +48,13 @@ type bankInstr struct {
 	Phases []bankPhase
 }
 
-// wavefronts counts what a phase costs: the most distinct 4-byte words any
-// bank delivers, and the banks that deliver more than one.
-func wavefronts(accs []bankAccess) (int, []int) {
-	words := map[int]bool{}
-	var perBank [32]int
-	for _, a := range accs {
-		n := max(a.Bytes, 1)
-		for w := a.Addr >> 2; w <= (a.Addr+n-1)>>2; w++ {
-			if !words[w] {
-				words[w] = true
-				perBank[w&31]++
-			}
-		}
-	}
-	most := 0
-	var conflicts []int
-	for b, n := range perBank {
-		most = max(most, n)
-		if n > 1 {
-			conflicts = append(conflicts, b)
-		}
-	}
-	return most, conflicts
-}
-
 // finishPhase fills in the cost of p.
 func finishPhase(p *bankPhase) {
-	p.Wavefronts, p.Conflicts = wavefronts(p.Accesses)
-}
-
-// lanesPerPhase is how many lanes of a warp one ld.shared/st.shared phase
-// serves for accesses of n bytes.
-func lanesPerPhase(n int) int {
-	switch {
-	case n >= 16:
-		return 8
-	case n >= 8:
-		return 16
+	accs := make([]banks.Access, len(p.Accesses))
+	for i, a := range p.Accesses {
+		accs[i] = banks.Access{Addr: uint64(a.Addr), Bytes: a.Bytes}
 	}
-	return 32
+	p.Wavefronts, p.Conflicts = banks.Wavefronts(accs)
 }
 
 // smemLayout is a shared-memory layout over a tile: an SMEM atom or a
@@ -220,7 +183,7 @@ func ldShared(frag catalog.Atom, l smemLayout, g patternGrid, width, warp int) (
 		return nil, fmt.Errorf("the fragment has %d threads, no warp %d", tv.Threads(), warp)
 	}
 	var out []bankInstr
-	per := lanesPerPhase(width)
+	per := banks.LanesPerPhase(width)
 	for i := 0; i < nv/k; i++ {
 		ins := bankInstr{Label: fmt.Sprintf("values %d-%d", i*k, i*k+k-1)}
 		if k == 1 {

@@ -36,7 +36,9 @@ func TestWavefronts(t *testing.T) {
 		{"8 lanes x 16 bytes, rows 128 bytes apart", acc(seq(8, 128), 16), 8, 4},
 		{"an 8-byte access spans two banks", acc([]int{124}, 8), 1, 0},
 	} {
-		got, conflicts := wavefronts(tc.accs)
+		p := bankPhase{Accesses: tc.accs}
+		finishPhase(&p)
+		got, conflicts := p.Wavefronts, p.Conflicts
 		if got != tc.want || len(conflicts) != tc.conflicts {
 			t.Errorf("%s: %d wavefronts, %d conflicting banks; want %d, %d", tc.name, got, len(conflicts), tc.want, tc.conflicts)
 		}

@@ -243,3 +243,39 @@ func TestRunQuantum(t *testing.T) {
 		t.Errorf("--quantum -1: exit %d %q", code, errs)
 	}
 }
+
+// TestRunBankConflicts checks --check's bank-conflict report on the
+// transpose kernels: a 32-way conflict, listed with its line and cost,
+// which does not change the exit status; and none with the padded tile.
+func TestRunBankConflicts(t *testing.T) {
+	args := func(kernel string) []string {
+		return []string{"run", "../../fixtures/sim/banks/transpose.ptx", "--kernel", kernel, "--grid", "1", "--block", "32,32",
+			"--param", "in=buf:size=4096,fill=iota:f32", "--param", "out=buf:size=4096", "--out", "out:f32", "--limit", "4", "--check"}
+	}
+	code, out, errOut := runCLI(t, args("transpose32")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	for _, want := range []string{
+		"no hazards\nbank conflicts (1 instruction; wavefronts taken against the ideal for the access width):\n",
+		"transpose.ptx:48:2: ld.shared.f32 %f1, [%r11]: 32 requests of 4-byte accesses took 1024 wavefronts, ideal 32 (32.00x); worst phase 32-way\n",
+		"[0] 0 32 64 96",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runCLI(t, args("transpose32_padded")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	if !strings.Contains(out, "no hazards\nno bank conflicts (2 instructions, 64 warp requests of ld/st.shared, ldmatrix or stmatrix)\n") || strings.Contains(out, "\nbank conflicts (") {
+		t.Errorf("output:\n%s", out)
+	}
+	// Without --check, no statistics.
+	a := args("transpose32")
+	_, out, _ = runCLI(t, a[:len(a)-1]...)
+	if strings.Contains(out, "bank conflict") {
+		t.Errorf("output without --check:\n%s", out)
+	}
+}

@@ -13,6 +13,8 @@
 //	launch         the launch model: grid, block, parameters, bindings
 //	fixtures       recorded cases: storage, loading, verification, provenance
 //	sim/datapath   the tensor-core arithmetic
+//	sim/banks      the shared-memory bank model (the simulator's conflict
+//	               report and the TUI's swizzle view share it)
 //	sim            machine state, semantics, hazards, stepping
 //	gpu, gpu/*     the CUDA driver and hardware probes, beside sim: never sim
 //	capture        recording launches from real programs (driver interposer,
@@ -34,12 +36,13 @@ var Allowed = map[string][]string{
 	"launch":       {"internal", "layouts", "isa", "launch"},
 	"fixtures":     {"internal", "layouts", "isa", "launch", "fixtures"},
 	"sim/datapath": {"internal", "layouts", "isa", "sim/datapath"},
-	"sim":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim"},
+	"sim/banks":    {"internal", "sim/banks"},
+	"sim":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim"},
 	"gpu":          {"internal", "layouts", "isa", "launch", "fixtures", "gpu"},
 	"capture":      {"internal", "layouts", "isa", "launch", "fixtures", "capture"},
-	"render":       {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim", "render"},
-	"tui":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim", "render", "tui"},
-	"cmd":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim", "gpu", "capture", "render", "tui", "cmd"},
+	"render":       {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim", "render"},
+	"tui":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim", "render", "tui"},
+	"cmd":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim", "gpu", "capture", "render", "tui", "cmd"},
 }
 
 // Module is the module path; packages outside it are not in any group.

@@ -147,6 +147,7 @@ func TestAllowedIsAnOrder(t *testing.T) {
 func TestGroup(t *testing.T) {
 	for path, want := range map[string]string{
 		Module + "/sim/datapath":    "sim/datapath",
+		Module + "/sim/banks":       "sim/banks",
 		Module + "/sim":             "sim",
 		Module + "/simulator":       "",
 		Module + "/isa/ptx":         "isa",
