@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/sim/trace"
 )
 
 // Asynchronous operations (TMA and bulk copies, cp.async, tcgen05.mma and
@@ -64,6 +65,17 @@ type AsyncOp struct {
 	Thread int
 	Pos    ptx.Position
 	Desc   string
+	// Wgmma describes a wgmma.mma_async in flight (nil for the other
+	// kinds), as typed fields: Desc says the same in words.
+	Wgmma *WgmmaInFlight
+}
+
+// WgmmaInFlight is a wgmma.mma_async that has not completed.
+type WgmmaInFlight struct {
+	Warpgroup int   // the warpgroup of the CTA
+	Op        int   // its index among the warpgroup's operations, from 0
+	IssuedBy  uint8 // bit k: warp k of the warpgroup has issued it
+	Group     int   // its commit group, -1 while not committed
 }
 
 // issue starts an async operation.
@@ -84,7 +96,7 @@ func (u *unit) issue(op *asyncOp) {
 		}
 	}
 	if u.m.trace != nil {
-		u.m.trace.event(map[string]any{"event": "async.issue", "kind": op.kind.String(), "cta": op.cta.ID, "thread": op.tid, "pc": op.in.PC, "desc": op.desc})
+		u.m.trace.event(&trace.Event{Kind: trace.AsyncIssue, Op: op.kind.String(), CTA: op.cta.ID, Thread: op.tid, PC: op.in.PC, Desc: op.desc})
 	}
 	switch u.m.Opts.Schedule {
 	case Eager:
@@ -140,7 +152,7 @@ func (u *unit) finishOp(op *asyncOp) {
 	op.run(op)
 	u.progress++
 	if u.m.trace != nil {
-		u.m.trace.event(map[string]any{"event": "async.complete", "kind": op.kind.String(), "cta": op.cta.ID, "thread": op.tid, "pc": op.in.PC})
+		u.m.trace.event(&trace.Event{Kind: trace.AsyncComplete, Op: op.kind.String(), CTA: op.cta.ID, Thread: op.tid, PC: op.in.PC})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/sim/trace"
 )
 
 // mbarrier is the state of one mbarrier object in shared memory (PTX ISA
@@ -337,7 +338,7 @@ func (mb *mbarrier) tryComplete() {
 			u.race.mbarPhaseDone(mb)
 		}
 		if u.m.trace != nil {
-			u.m.trace.event(map[string]any{"event": "mbarrier.phase", "cta": mb.cta.ID, "addr": mb.addr, "phase": mb.phase})
+			u.m.trace.event(&trace.Event{Kind: trace.MbarrierPhase, CTA: mb.cta.ID, Addr: mb.addr, Phase: mb.phase})
 		}
 	}
 }

@@ -283,7 +283,8 @@ type WarpState struct {
 	PC     int // -1 when exited
 	Pos    ptx.Position
 	Inst   string
-	Active uint32 // lanes of the top reconvergence entry
+	PTX    *ptx.Instruction // the parsed instruction (nil when exited)
+	Active uint32           // lanes of the top reconvergence entry
 	Exited uint32
 	State  string // "ready", "blocked", "done"
 	Wait   string // why it is blocked
@@ -322,7 +323,7 @@ func (s *Stepper) Warps() []WarpState {
 			ws.State = "done"
 		}
 		if in := w.currentInst(); in != nil && w.state != warpDone {
-			ws.Pos, ws.Inst = s.m.Prog.pos(in), in.PTX.String()
+			ws.Pos, ws.Inst, ws.PTX = s.m.Prog.pos(in), in.PTX.String(), in.PTX
 		}
 		out = append(out, ws)
 	}
@@ -444,7 +445,8 @@ func (s *Stepper) InFlight() []AsyncOp {
 					in = op.in[k]
 				}
 				out = append(out, AsyncOp{Kind: "wgmma.mma_async", CTA: c.ID, Thread: 128 * wg.idx, Pos: s.m.Prog.pos(in),
-					Desc: fmt.Sprintf("warpgroup %d op #%d, issued by warps %04b, group %d", wg.idx, op.idx+1, op.issuedBy, op.group)})
+					Desc:  fmt.Sprintf("warpgroup %d op #%d, issued by warps %04b, group %d", wg.idx, op.idx+1, op.issuedBy, op.group),
+					Wgmma: &WgmmaInFlight{Warpgroup: wg.idx, Op: op.idx, IssuedBy: uint8(op.issuedBy), Group: op.group}})
 			}
 		}
 	}

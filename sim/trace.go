@@ -1,134 +1,83 @@
 package sim
 
 import (
-	"bufio"
-	"encoding/json"
-	"fmt"
 	"io"
 	"sync"
+
+	"github.com/tcsim/tcsim/sim/trace"
 )
 
-// The trace is a JSON-lines file: one object per line, each with a "type".
-//
-//	{"type":"header","version":1,"file":"k.ptx","kernel":"k","grid":[1,1,1],"block":[128,1,1],"cluster":[1,1,1],"schedule":"lazy"}
-//	{"type":"inst","seq":12,"cta":[0,0,0],"warp":1,"pc":40,"line":77,"inst":"add.s32 %r3, %r1, %r2","active":"0xffffffff","exec":"0xffffffff","w":{"%r3":["0x5",...]}}
-//	{"type":"event","event":"mbarrier.phase","cta":[0,0,0],"addr":65536,"phase":1}
-//	{"type":"hazard","kind":"wgmma/acc-read-before-wait","severity":"error","pos":"k.ptx:98:5","cta":[0,0,0],"warp":0,"msg":"..."}
-//	{"type":"end","steps":1234,"hazards":1,"error":""}
-//
-// "seq" numbers records in execution order. "active" is the warp's active
-// mask, "exec" the lanes that executed after the guard predicate. "w"
-// (with Options.TraceValues) gives, for each destination register, its
-// value in every lane of the warp after the instruction, as hex strings;
-// lanes that did not execute keep their previous values. Events are async
-// completions ("async.issue", "async.complete", "wgmma.complete"), mbarrier
-// phase changes ("mbarrier.phase"), and "regs": registers written
-// asynchronously, when a wgmma completes or a tcgen05.wait::ld lands its
-// loads (with a "w" map like an instruction's; wgmma.mma_async and
-// tcgen05.ld records themselves carry no "w"). A replayer rebuilds register
-// state by applying the "w" maps of "inst" and "regs" records in order.
+// The trace (Options.Trace) is written with package sim/trace, whose doc
+// describes the format. The tracer serializes the records of concurrent
+// CTAs and numbers the instructions.
 
 type tracer struct {
 	m     *Machine
 	mu    sync.Mutex
-	w     *bufio.Writer
+	w     *trace.Writer
 	seq   int64
-	err   error
 	ended bool
 }
 
 // TraceVersion is the version of the trace format.
-const TraceVersion = 1
+const TraceVersion = trace.Version
 
 func newTracer(m *Machine, w io.Writer) *tracer {
-	t := &tracer{m: m, w: bufio.NewWriterSize(w, 1<<16)}
-	t.write(map[string]any{"type": "header", "version": TraceVersion, "file": m.Prog.Filename, "kernel": m.Prog.Kernel.Name,
-		"grid": m.Grid, "block": m.Block, "cluster": m.Cluster, "schedule": m.Opts.Schedule.String()})
-	return t
+	return &tracer{m: m, w: trace.NewWriter(w, trace.Header{File: m.Prog.Filename, Kernel: m.Prog.Kernel.Name,
+		Grid: m.Grid, Block: m.Block, Cluster: m.Cluster, Schedule: m.Opts.Schedule.String()})}
 }
 
-func (t *tracer) write(v any) {
-	if t.err != nil {
-		return
+// traceRegs reads registers regs of w out of frame (register r's lanes at
+// frame[32r:]).
+func traceRegs(w *Warp, regs []int32, frame []uint64) []trace.Reg {
+	out := make([]trace.Reg, 0, len(regs))
+	for _, r := range regs {
+		tr := trace.Reg{Name: w.regName(r)}
+		copy(tr.Lanes[:], frame[int(r)*32:int(r)*32+32])
+		out = append(out, tr)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.err = err
-		return
-	}
-	t.w.Write(b)
-	t.err = t.w.WriteByte('\n')
-}
-
-type traceInst struct {
-	Type   string              `json:"type"`
-	Seq    int64               `json:"seq"`
-	CTA    [3]int              `json:"cta"`
-	Warp   int                 `json:"warp"`
-	PC     int                 `json:"pc"`
-	Line   int                 `json:"line"`
-	Inst   string              `json:"inst"`
-	Active string              `json:"active"`
-	Exec   string              `json:"exec"`
-	W      map[string][]string `json:"w,omitempty"`
+	return out
 }
 
 func (t *tracer) inst(w *Warp, in *Inst, em uint32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seq++
-	rec := traceInst{Type: "inst", Seq: t.seq, CTA: w.cta.ID, Warp: w.ID, PC: in.PC, Line: in.Line, Inst: in.PTX.String(),
-		Active: fmt.Sprintf("%#08x", w.activeMaskAt()), Exec: fmt.Sprintf("%#08x", em)}
+	rec := trace.Inst{Seq: t.seq, CTA: w.cta.ID, Warp: w.ID, PC: in.PC, Line: in.Line, Inst: in.PTX.String(),
+		Active: w.activeMaskAt(), Exec: em}
 	_, async := in.ext.(*tcLdInfo)
 	if t.m.Opts.TraceValues && em != 0 && in.class != clsWgmma && !async {
+		var regs []int32
 		for _, o := range in.dst {
-			if o.K != oReg || int(o.R) >= w.fn.NumRegs {
-				continue
+			if o.K == oReg && int(o.R) < w.fn.NumRegs {
+				regs = append(regs, o.R)
 			}
-			if rec.W == nil {
-				rec.W = map[string][]string{}
-			}
-			vals := make([]string, 32)
-			r := w.reg(o.R)
-			for l := 0; l < 32; l++ {
-				vals[l] = fmt.Sprintf("%#x", r[l])
-			}
-			rec.W[w.regName(o.R)] = vals
 		}
+		rec.W = traceRegs(w, regs, w.r)
 	}
-	t.write(rec)
+	t.w.Inst(&rec)
 }
 
 // regs records registers written asynchronously (at a wgmma's completion,
-// at tcgen05.wait::ld) as a "regs" event with the same "w" map.
+// at tcgen05.wait::ld) as a "regs" event.
 func (t *tracer) regs(w *Warp, regs []int32, frame []uint64) {
 	if !t.m.Opts.TraceValues || len(regs) == 0 {
 		return
 	}
-	vals := map[string][]string{}
-	for _, r := range regs {
-		v := make([]string, 32)
-		for l := 0; l < 32; l++ {
-			v[l] = fmt.Sprintf("%#x", frame[int(r)*32+l])
-		}
-		vals[w.regName(r)] = v
-	}
-	t.event(map[string]any{"event": "regs", "cta": w.cta.ID, "warp": w.ID, "w": vals})
+	t.event(&trace.Event{Kind: trace.Regs, CTA: w.cta.ID, Warp: w.ID, W: traceRegs(w, regs, frame)})
 }
 
-func (t *tracer) event(ev map[string]any) {
+func (t *tracer) event(ev *trace.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ev["type"] = "event"
-	t.write(ev)
+	t.w.Event(ev)
 }
 
 func (t *tracer) hazard(h Hazard) {
 	// called with m.mu held; the tracer has its own lock
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.write(map[string]any{"type": "hazard", "kind": h.Kind, "severity": h.Severity.String(), "pos": h.Pos.String(),
-		"cta": h.CTA, "warp": h.Warp, "msg": h.Msg})
+	t.w.Hazard(&trace.Hazard{Kind: string(h.Kind), Severity: h.Severity.String(), Pos: h.Pos.String(), CTA: h.CTA, Warp: h.Warp, Msg: h.Msg})
 }
 
 // FlushTrace ends the trace (with an "end" record) and flushes it; Run
@@ -150,8 +99,7 @@ func (t *tracer) flush() {
 	if t.m.err != nil {
 		errText = t.m.err.Error()
 	}
-	t.write(map[string]any{"type": "end", "steps": t.m.steps.Load(), "hazards": len(t.m.hazards.list), "error": errText})
-	t.w.Flush()
+	t.w.End(trace.End{Steps: t.m.steps.Load(), Hazards: len(t.m.hazards.list), Error: errText})
 }
 
 // activeMaskAt is the active mask of the entry that just ran (the top of

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/isa/numfmt"
+	"github.com/tcsim/tcsim/sim/trace"
 )
 
 // wgmma's operands in shared memory: the element-to-address tables of a
@@ -236,7 +237,7 @@ func (wg *warpgroup) execute(op *wgmmaOp) {
 	}
 	c.u.progress++
 	if c.u.m.trace != nil {
-		c.u.m.trace.event(map[string]any{"event": "wgmma.complete", "cta": c.ID, "warpgroup": wg.idx, "op": op.idx, "pc": in.PC})
+		c.u.m.trace.event(&trace.Event{Kind: trace.WgmmaComplete, CTA: c.ID, Warpgroup: wg.idx, WgmmaOp: op.idx, PC: in.PC})
 	}
 }
 

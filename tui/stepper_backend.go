@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,7 +86,8 @@ type warpRow struct {
 	pc     int // -1 when unknown or exited
 	line   int
 	inst   string
-	state  string // ready, blocked, done (trace: "ran" for the last instruction it executed)
+	regs   []string // the registers inst names, from its parsed PTX
+	state  string   // ready, blocked, done (trace: "ran" for the last instruction it executed)
 	wait   string
 	active uint32
 }
@@ -415,6 +415,9 @@ func (b *simBackend) warps() []warpRow {
 	var out []warpRow
 	for _, w := range b.view().Warps() {
 		r := warpRow{cta: w.CTA, warp: w.Warp, pc: w.PC, line: int(w.Pos.Line), inst: w.Inst, state: w.State, wait: w.Wait, active: w.Active}
+		if w.PTX != nil {
+			r.regs = w.PTX.RegNames()
+		}
 		for i, c := range ctas {
 			if c == w.CTA {
 				r.ctaIdx = i
@@ -448,7 +451,11 @@ func (b *simBackend) hazards() []hazardRow {
 func (b *simBackend) inflight() []asyncRow {
 	var out []asyncRow
 	for _, op := range b.view().InFlight() {
-		out = append(out, asyncRow{kind: op.Kind, line: int(op.Pos.Line), cta: op.CTA, thread: op.Thread, desc: wgmmaDesc(op.Desc)})
+		desc := op.Desc
+		if w := op.Wgmma; w != nil {
+			desc = fmt.Sprintf("warpgroup %d op #%d, %s", w.Warpgroup, w.Op+1, issuedBy(w.IssuedBy, w.Group))
+		}
+		out = append(out, asyncRow{kind: op.Kind, line: int(op.Pos.Line), cta: op.CTA, thread: op.Thread, desc: desc})
 	}
 	return out
 }
@@ -530,23 +537,6 @@ func fragInfos(frs []sim.Fragment) []fragInfo {
 }
 
 func (b *simBackend) missing(paneKind) string { return "" }
-
-// wgmmaIssued matches the simulator's description of a wgmma in flight:
-// "warpgroup W op #N, issued by warps BBBB, group G" (bit k of BBBB, from
-// the right, is warp k of the warpgroup; G -1: not committed yet).
-var wgmmaIssued = regexp.MustCompile(`issued by warps ([01]{4}), group (-?[0-9]+)$`)
-
-// wgmmaDesc rewrites the issuing warps and the commit group of a wgmma in
-// flight in words; other descriptions pass unchanged.
-func wgmmaDesc(desc string) string {
-	m := wgmmaIssued.FindStringSubmatchIndex(desc)
-	if m == nil {
-		return desc
-	}
-	bits, _ := strconv.ParseUint(desc[m[2]:m[3]], 2, 8)
-	group, _ := strconv.Atoi(desc[m[4]:m[5]])
-	return desc[:m[0]] + issuedBy(uint8(bits), group)
-}
 
 // issuedBy describes which warps of a warpgroup (bit k: warp k) issued a
 // wgmma, and its commit group (-1: not committed yet, -2: unknown).

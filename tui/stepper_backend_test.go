@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/tcsim/tcsim/isa/ptx"
 	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/sim"
 )
@@ -693,5 +695,46 @@ func TestStepperGoldenMore(t *testing.T) {
 			checkFrame(t, m, tc.w, tc.h)
 			golden.RequireEqual(t, []byte(m.Plain()))
 		})
+	}
+}
+
+// The registers of a warp's next instruction come from its parsed PTX,
+// on both backends, and from the trace's text read by the PTX parser when
+// the trace's source file is gone.
+func TestStepperWarpRegs(t *testing.T) {
+	k := kernelAt(t, tinyLaunch, "")
+	path := writeTrace(t, k)
+	live, tr := simOf(t, k), traceOf(t, path)
+	for i := 0; i < 6; i++ {
+		live.step()
+		tr.step()
+	}
+	tw := tr.warps()
+	for _, rows := range [][]warpRow{live.warps(), tw} {
+		n := 0
+		for _, w := range rows {
+			if w.state == "done" {
+				continue
+			}
+			n++
+			in, err := ptx.ParseInstruction(w.inst)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := in.RegNames(); !slices.Equal(w.regs, want) {
+				t.Errorf("warp %d, %s: %v, want %v", w.warp, w.inst, w.regs, want)
+			}
+		}
+		if n == 0 {
+			t.Fatal("no warp has a next instruction")
+		}
+	}
+	// Without the source, the record's text is parsed.
+	tr.module = nil
+	tr.regsByPC = nil
+	for i, w := range tr.warps() {
+		if w.state != "done" && !slices.Equal(w.regs, tw[i].regs) {
+			t.Errorf("warp %d without the source: %v, want %v", w.warp, w.regs, tw[i].regs)
+		}
 	}
 }

@@ -17,8 +17,8 @@ func (v *stepperView) regList() []regInfo {
 	for _, r := range v.regRows {
 		types[r.name] = r.typ
 	}
-	if w := v.selWarp(); w != nil && w.inst != "" {
-		for _, n := range instRegs(w.inst) {
+	if w := v.selWarp(); w != nil {
+		for _, n := range w.regs {
 			if t, ok := types[n]; ok && !seen[n] {
 				seen[n] = true
 				out = append(out, regInfo{name: n, typ: t})
@@ -28,28 +28,9 @@ func (v *stepperView) regList() []regInfo {
 	return append(out, v.regRows...)
 }
 
-// instRegs lists the register names an instruction's text mentions.
-func instRegs(inst string) []string {
-	var out []string
-	for i := 0; i < len(inst); i++ {
-		if inst[i] != '%' {
-			continue
-		}
-		j := i + 1
-		for j < len(inst) && isIdent(inst[j]) {
-			j++
-		}
-		if j > i+1 {
-			out = append(out, inst[i:j])
-		}
-		i = j - 1
-	}
-	return out
-}
-
 func (v *stepperView) nOperands() int {
 	w := v.selWarp()
-	if w == nil || w.inst == "" {
+	if w == nil {
 		return 0
 	}
 	types := map[string]bool{}
@@ -58,7 +39,7 @@ func (v *stepperView) nOperands() int {
 	}
 	seen := map[string]bool{}
 	n := 0
-	for _, r := range instRegs(w.inst) {
+	for _, r := range w.regs {
 		if types[r] && !seen[r] {
 			seen[r] = true
 			n++

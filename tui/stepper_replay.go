@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tcsim/tcsim/isa/ptx"
 	"github.com/tcsim/tcsim/sim"
+	"github.com/tcsim/tcsim/sim/trace"
 )
 
 // Replaying a parsed trace (stepper_trace.go): applying records, stepping
@@ -24,57 +26,100 @@ func (b *traceBackend) apply() {
 	st := &b.st
 	r := &b.recs[st.pos]
 	st.pos++
-	for _, v := range r.vals {
-		k := wkey{r.cta, r.warp}
-		m := st.regs[k]
-		if m == nil {
-			m = map[string][32]uint64{}
-			st.regs[k] = m
-		}
-		m[v.name] = v.v
-	}
-	switch r.typ {
-	case recInst:
+	switch r.Type {
+	case trace.TypeInst:
+		in := r.Inst
+		st.setRegs(in.CTA, in.Warp, in.W)
 		st.insts++
-		st.last = r
-		if strings.HasPrefix(r.inst, "wgmma.mma_async") {
-			k := wkey{r.cta, r.warp}
+		st.last = in
+		if b.isWgmma(in) {
+			k := wkey{in.CTA, in.Warp}
 			idx := st.wgNext[k]
 			st.wgNext[k]++
-			ok := wgKey{r.cta, r.warp / 4, idx}
+			ok := wgKey{in.CTA, in.Warp / 4, idx}
 			op := st.wgOps[ok]
 			if op == nil {
-				op = &wgOp{line: r.line}
+				op = &wgOp{line: in.Line}
 				st.wgOps[ok] = op
 			}
-			op.warps |= 1 << (r.warp % 4)
+			op.warps |= 1 << (in.Warp % 4)
 		}
-	case recHazard:
-		st.hazards = append(st.hazards, r.hz)
-		st.newHz = append(st.newHz, r.hz)
-	case recEnd:
-		st.end = r
-	case recEvent:
-		switch r.ev {
-		case "async.issue":
-			st.async = append(st.async, asyncRow{kind: r.kind, line: b.pcLine[r.pc], cta: r.cta, thread: r.thread, desc: r.desc})
+	case trace.TypeHazard:
+		h := r.Hazard
+		row := hazardRow{kind: h.Kind, severity: h.Severity, pos: h.Pos, line: h.Line(), cta: h.CTA, warp: h.Warp, msg: h.Msg, count: 1}
+		st.hazards = append(st.hazards, row)
+		st.newHz = append(st.newHz, row)
+	case trace.TypeEnd:
+		st.end = r.End
+	case trace.TypeEvent:
+		e := r.Event
+		switch e.Kind {
+		case trace.Regs:
+			st.setRegs(e.CTA, e.Warp, e.W)
+		case trace.AsyncIssue:
+			st.async = append(st.async, asyncRow{kind: e.Op, line: b.pcLine[e.PC], cta: e.CTA, thread: e.Thread, desc: e.Desc})
 			st.asyncEvt = true
-		case "async.complete":
-			line := b.pcLine[r.pc]
+		case trace.AsyncComplete:
+			line := b.pcLine[e.PC]
 			for i, a := range st.async {
-				if a.kind == r.kind && a.cta == r.cta && a.thread == r.thread && a.line == line {
+				if a.kind == e.Op && a.cta == e.CTA && a.thread == e.Thread && a.line == line {
 					st.async = append(st.async[:i], st.async[i+1:]...)
 					break
 				}
 			}
 			st.asyncEvt = true
-		case "wgmma.complete":
-			st.wgDone[wgKey{r.cta, r.wg, r.op}] = true
+		case trace.WgmmaComplete:
+			st.wgDone[wgKey{e.CTA, e.Warpgroup, e.WgmmaOp}] = true
 			st.asyncEvt = true
-		case "mbarrier.phase":
-			st.mbars[mkey{r.cta, r.addr}] = r.phase
+		case trace.MbarrierPhase:
+			st.mbars[mkey{e.CTA, e.Addr}] = e.Phase
 		}
 	}
+}
+
+// setRegs records register values a warp received.
+func (st *trState) setRegs(cta [3]int, warp int, regs []trace.Reg) {
+	if len(regs) == 0 {
+		return
+	}
+	k := wkey{cta, warp}
+	m := st.regs[k]
+	if m == nil {
+		m = map[string][32]uint64{}
+		st.regs[k] = m
+	}
+	for _, v := range regs {
+		m[v.Name] = v.Lanes
+	}
+}
+
+// regNames lists the registers of an instruction record from its parsed
+// PTX: the source's instruction at its line, or (without the source) the
+// record's text read by the PTX parser. Cached by pc.
+func (b *traceBackend) regNames(in *trace.Inst) []string {
+	if names, ok := b.regsByPC[in.PC]; ok {
+		return names
+	}
+	var names []string
+	if x := b.module[in.Line]; x != nil {
+		names = x.RegNames()
+	} else if x, err := ptx.ParseInstruction(in.Inst); err == nil {
+		names = x.RegNames()
+	}
+	if b.regsByPC == nil {
+		b.regsByPC = map[int][]string{}
+	}
+	b.regsByPC[in.PC] = names
+	return names
+}
+
+// isWgmma reports whether an instruction record is a wgmma.mma_async: by
+// the parsed PTX of its line when the source parsed, else by its text.
+func (b *traceBackend) isWgmma(in *trace.Inst) bool {
+	if x := b.module[in.Line]; x != nil {
+		return x.Opcode == "wgmma.mma_async"
+	}
+	return strings.HasPrefix(in.Inst, "wgmma.mma_async")
 }
 
 // forward applies records up to and including the next instruction
@@ -86,7 +131,7 @@ func (b *traceBackend) forward() bool {
 	for b.st.pos < len(b.recs) {
 		r := &b.recs[b.st.pos]
 		b.apply()
-		if r.typ == recInst {
+		if r.Type == trace.TypeInst {
 			// Hazards and events of the next instruction come before its
 			// record: they belong to the next step.
 			break
@@ -104,7 +149,7 @@ func (b *traceBackend) forward() bool {
 // moreInsts reports whether an instruction record is left.
 func (b *traceBackend) moreInsts() bool {
 	for i := b.st.pos; i < len(b.recs); i++ {
-		if b.recs[i].typ == recInst {
+		if b.recs[i].Type == trace.TypeInst {
 			return true
 		}
 	}
@@ -133,7 +178,7 @@ func (b *traceBackend) done() bool         { return b.st.pos >= len(b.recs) }
 func (b *traceBackend) last() stopInfo {
 	s := stopInfo{reason: "start", warp: -1, steps: b.st.insts, hazards: b.st.newHz}
 	if r := b.st.last; r != nil {
-		s.reason, s.line, s.cta, s.warp, s.inst = "step", r.line, r.cta, r.warp, r.inst
+		s.reason, s.line, s.cta, s.warp, s.inst = "step", r.Line, r.CTA, r.Warp, r.Inst
 		switch b.stop {
 		case "hazard", "limit", "back":
 			s.reason = b.stop
@@ -141,23 +186,23 @@ func (b *traceBackend) last() stopInfo {
 	}
 	if b.stop == "breakpoint" {
 		if n := b.nextRec(); n != nil {
-			s.reason, s.line, s.cta, s.warp, s.inst = "breakpoint", n.line, n.cta, n.warp, n.inst
+			s.reason, s.line, s.cta, s.warp, s.inst = "breakpoint", n.Line, n.CTA, n.Warp, n.Inst
 		}
 	}
 	if b.done() {
 		s.reason = "done"
-		if e := b.st.end; e != nil && e.err != "" {
-			s.reason, s.err = "error", e.err
+		if e := b.st.end; e != nil && e.Error != "" {
+			s.reason, s.err = "error", e.Error
 		}
 	}
 	return s
 }
 
 // nextRec is the next instruction record, or nil at the end.
-func (b *traceBackend) nextRec() *trRec {
+func (b *traceBackend) nextRec() *trace.Inst {
 	for i := b.st.pos; i < len(b.recs); i++ {
-		if b.recs[i].typ == recInst {
-			return &b.recs[i]
+		if in := b.recs[i].Inst; in != nil {
+			return in
 		}
 	}
 	return nil
@@ -235,7 +280,7 @@ func (b *traceBackend) run(breaks []int, hazard bool, limit int64) error {
 	}
 	atBreak := func() bool {
 		n := b.nextRec()
-		return n != nil && bp[n.line]
+		return n != nil && bp[n.Line]
 	}
 	if !resume && atBreak() {
 		b.stop = "breakpoint"
@@ -270,13 +315,13 @@ func (b *traceBackend) back(toStop bool) error {
 		// The previous instruction boundary: just after the instruction
 		// record before the last one applied.
 		i := b.st.pos - 1
-		for i >= 0 && b.recs[i].typ != recInst {
+		for i >= 0 && b.recs[i].Type != trace.TypeInst {
 			i--
 		}
 		// i is the last instruction applied (or -1): go to just after the
 		// one before it.
 		j := i - 1
-		for j >= 0 && b.recs[j].typ != recInst {
+		for j >= 0 && b.recs[j].Type != trace.TypeInst {
 			j--
 		}
 		target = j + 1
@@ -305,8 +350,9 @@ func (b *traceBackend) warps() []warpRow {
 			}
 			r := warpRow{cta: c, ctaIdx: i, warp: k.warp, pc: -1, state: "done"}
 			if n := b.nextInst(k); n >= 0 {
-				rec := &b.recs[n]
-				r.pc, r.line, r.inst, r.state, r.active = rec.pc, rec.line, rec.inst, "ready", rec.active
+				rec := b.recs[n].Inst
+				r.pc, r.line, r.inst, r.state, r.active = rec.PC, rec.Line, rec.Inst, "ready", rec.Active
+				r.regs = b.regNames(rec)
 				if idx := b.warpInsts[k]; idx[0] == n && b.st.pos <= n {
 					r.wait = "has not started"
 				}
@@ -447,8 +493,8 @@ func (b *traceBackend) missing(p paneKind) string {
 }
 
 func (b *traceBackend) hasValues() bool {
-	for i := range b.recs {
-		if len(b.recs[i].vals) > 0 {
+	for _, r := range b.recs {
+		if r.Inst != nil && len(r.Inst.W) > 0 || r.Event != nil && len(r.Event.W) > 0 {
 			return true
 		}
 	}

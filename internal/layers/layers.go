@@ -15,6 +15,8 @@
 //	sim/datapath   the tensor-core arithmetic
 //	sim/banks      the shared-memory bank model (the simulator's conflict
 //	               report and the TUI's swizzle view share it)
+//	sim/trace      the trace format: typed records, writer and reader (the
+//	               simulator writes it, the TUI's stepper replays it)
 //	sim            machine state, semantics, hazards, stepping
 //	gpu, gpu/*     the CUDA driver and hardware probes, beside sim: never sim
 //	capture        recording launches from real programs (driver interposer,
@@ -37,12 +39,13 @@ var Allowed = map[string][]string{
 	"fixtures":     {"internal", "layouts", "isa", "launch", "fixtures"},
 	"sim/datapath": {"internal", "layouts", "isa", "sim/datapath"},
 	"sim/banks":    {"internal", "sim/banks"},
-	"sim":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim"},
+	"sim/trace":    {"internal", "sim/trace"},
+	"sim":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim/trace", "sim"},
 	"gpu":          {"internal", "layouts", "isa", "launch", "fixtures", "gpu"},
 	"capture":      {"internal", "layouts", "isa", "launch", "fixtures", "capture"},
-	"render":       {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim", "render"},
-	"tui":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim", "render", "tui"},
-	"cmd":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim", "gpu", "capture", "render", "tui", "cmd"},
+	"render":       {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim/trace", "sim", "render"},
+	"tui":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim/trace", "sim", "render", "tui"},
+	"cmd":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim/trace", "sim", "gpu", "capture", "render", "tui", "cmd"},
 }
 
 // Module is the module path; packages outside it are not in any group.

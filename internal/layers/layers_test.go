@@ -148,6 +148,7 @@ func TestGroup(t *testing.T) {
 	for path, want := range map[string]string{
 		Module + "/sim/datapath":    "sim/datapath",
 		Module + "/sim/banks":       "sim/banks",
+		Module + "/sim/trace":       "sim/trace",
 		Module + "/sim":             "sim",
 		Module + "/simulator":       "",
 		Module + "/isa/ptx":         "isa",
