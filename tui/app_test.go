@@ -267,7 +267,7 @@ func TestDescEditing(t *testing.T) {
 		t.Errorf("typed 0x12: value %#x", d.value)
 	}
 	m = snapshot(t, Config{View: "desc"}, 100, 30, `e ctrl+u "zz" enter`)
-	if s := m.Plain(); !strings.Contains(s, `value "zz": want hex`) {
+	if s := m.Plain(); !strings.Contains(s, `"zz" is not a number`) {
 		t.Errorf("a bad value is not reported:\n%s", s)
 	}
 	m = snapshot(t, Config{View: "desc"}, 100, 30, `down down down down enter ctrl+u "64B" enter`)
@@ -280,6 +280,13 @@ func TestDescEditing(t *testing.T) {
 	}
 	if _, err := New(Config{Desc: "0xg"}); err == nil {
 		t.Error("a bad --desc value is accepted")
+	}
+	// The value reads as tcsim desc reads it: bare hex, separators.
+	for text, want := range map[string]uint64{"40000040000a0040": 0x40000040000a0040, "0x4000'0040'0001'0040": 0x4000004000010040, "010": 10} {
+		m = snapshot(t, Config{View: "desc"}, 100, 30, `e ctrl+u "`+text+`" enter`)
+		if d := m.views[3].(*descView); d.value != want {
+			t.Errorf("typed %s: value %#x, want %#x", text, d.value, want)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tcsim/tcsim/input"
 	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/render"
 )
@@ -80,28 +81,29 @@ func newDescView(value string) (*descView, error) {
 	if value == "" {
 		value = DefaultDesc
 	}
-	if tm, ok, err := parseTensorMap(value); err != nil {
-		return nil, fmt.Errorf("descriptor view: %w", err)
-	} else if ok {
-		v.recompute()
-		v.setTensorMap(tm)
-		return v, nil
-	}
-	x, err := parseValue(value)
+	d, err := input.ParseDescriptor(value)
 	if err != nil {
 		return nil, fmt.Errorf("descriptor view: %w", err)
 	}
-	v.value = x
+	if d.TensorMap != nil {
+		v.recompute()
+		v.setTensorMap(*d.TensorMap)
+		return v, nil
+	}
+	v.value = d.Value
 	v.recompute()
 	return v, nil
 }
 
-// parseValue reads hex with 0x (underscores allowed) or decimal.
-func parseValue(s string) (uint64, error) {
+// fieldValue reads a field's number: decimal, or hex with 0x (binary
+// 0b, octal 0o), '_' between digits. Unlike a descriptor value
+// (input.ParseValue) there is no bare hex: "64B" is a swizzle mode, not
+// 0x64b.
+func fieldValue(s string) (uint64, error) {
 	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
 	x, err := strconv.ParseUint(t, 0, 64)
 	if err != nil {
-		return 0, fmt.Errorf("value %q: want hex with 0x (e.g. %s) or decimal, 64 bits at most, or a CUtensorMap (256 hex digits)", s, DefaultDesc)
+		return 0, fmt.Errorf("%q: want a number, decimal or hex with 0x", s)
 	}
 	return x, nil
 }
@@ -299,18 +301,16 @@ func (v *descView) apply() {
 		v.applyExpectTx(text)
 		return
 	case "hex":
-		if tm, ok, err := parseTensorMap(text); err != nil {
-			v.msg = styleErr.Render(err.Error())
-			return
-		} else if ok {
-			v.setTensorMap(tm)
-			return
-		}
-		x, err := parseValue(text)
+		d, err := input.ParseDescriptor(text)
 		if err != nil {
 			v.msg = styleErr.Render(err.Error())
 			return
 		}
+		if d.TensorMap != nil {
+			v.setTensorMap(*d.TensorMap)
+			return
+		}
+		x := d.Value
 		if v.idesc && x > 0xFFFFFFFF {
 			// CUTLASS's runtime instruction descriptor keeps it in the upper half.
 			x >>= 32
@@ -328,7 +328,7 @@ func (v *descView) apply() {
 		}
 		v.ctx.TileMN, v.ctx.TileK = mn, k
 	default:
-		x, err := parseValue(text)
+		x, err := fieldValue(text)
 		if err != nil && target == "swizzle" {
 			var swz desc.Swizzle
 			if swz, err = desc.ParseSwizzle(text); err == nil {

@@ -25,22 +25,6 @@ type tmapState struct {
 
 var tmapExpectKey = key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "expect-tx bytes"))
 
-// parseTensorMap reads text as a CUtensorMap; ok is false when it is too
-// short to be one (a 64-bit descriptor).
-func parseTensorMap(text string) (b [tensormap.Size]byte, ok bool, err error) {
-	digits := 0
-	for _, c := range strings.ToLower(text) {
-		if strings.ContainsRune("0123456789abcdef", c) {
-			digits++
-		}
-	}
-	if digits <= 20 {
-		return b, false, nil
-	}
-	b, err = tensormap.ParseHex(text)
-	return b, err == nil, err
-}
-
 func (v *descView) setTensorMap(b [tensormap.Size]byte) {
 	if v.tmap == nil {
 		v.tmap = &tmapState{}

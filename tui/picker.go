@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/tcsim/tcsim/input"
 	"github.com/tcsim/tcsim/layouts/catalog"
 )
 
@@ -100,7 +101,7 @@ func (p *picker) choose() *pickResult {
 			return &pickResult{atom: &p.items[i]}
 		}
 	}
-	if p.typed && q != "" && (!looksLikeName(q) || strings.ContainsAny(q, "(:")) {
+	if p.typed && q != "" && (!input.LooksLikeName(q) || strings.ContainsAny(q, "(:")) {
 		p.close()
 		return &pickResult{typed: q}
 	}

@@ -3,13 +3,11 @@ package tui
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
+	"github.com/tcsim/tcsim/input"
 	"github.com/tcsim/tcsim/layouts"
 	"github.com/tcsim/tcsim/layouts/bitmath"
 	"github.com/tcsim/tcsim/layouts/catalog"
-	"github.com/tcsim/tcsim/layouts/expr"
 	"github.com/tcsim/tcsim/render"
 )
 
@@ -38,68 +36,26 @@ type panelMath struct {
 	header []string
 }
 
-// newSubject reads what the user typed or picked: an atom name, or CuTe
-// notation (a plain or swizzled layout, or a layout algebra expression
-// such as composition(...)), optionally followed by a tile "RxC" (read it
-// as a thread-value layout over that tile) and an element width "b16"
-// (show shared-memory banks).
+// newSubject reads what the user typed or picked, with package input (as
+// tcsim layout reads its argument): an atom name, or CuTe notation (a
+// plain or swizzled layout, a pasted CuTe type, or a layout algebra
+// expression such as composition(...)), optionally followed by a tile
+// "RxC" (read it as a thread-value layout over that tile) and an element
+// width "b16" (show shared-memory banks).
 func newSubject(text string) (*subject, error) {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return nil, errors.New("empty: type an atom name or a layout such as (8,8):(8,1)")
+	in, err := input.ParseLayout(text)
+	if err != nil {
+		return nil, err
 	}
-	if a, err := catalog.Lookup(text); err == nil {
-		return atomSubject(a)
+	if in.Atom != nil {
+		return atomSubject(*in.Atom)
 	}
-	body, rows, cols, bits := text, 0, 0, 0
-	for {
-		i := strings.LastIndexAny(body, " \t")
-		if i < 0 {
-			break
-		}
-		tok := strings.ToLower(body[i+1:])
-		if r, c, ok := parseRxC(tok); ok && rows == 0 {
-			rows, cols = r, c
-		} else if b, ok := parseBits(tok); ok && bits == 0 {
-			bits = b
-		} else {
-			break
-		}
-		body = strings.TrimSpace(body[:i])
-	}
-	l, perr := layouts.ParseAnyLayout(body)
-	if perr != nil {
-		v, eerr := expr.Eval(body)
-		switch {
-		case eerr == nil && v.Kind == expr.KindLayout:
-			l, perr = v.Layout, nil
-		case looksLikeName(body):
-			if _, lerr := catalog.Lookup(body); lerr != nil && !strings.Contains(body, "(") {
-				return nil, lerr
-			}
-			if eerr != nil {
-				return nil, eerr
-			}
-			return nil, fmt.Errorf("%s is %s, not a layout", body, v.Kind)
-		}
-	}
-	if perr != nil {
-		var pe *layouts.ParseError
-		if errors.As(perr, &pe) {
-			return nil, fmt.Errorf("bad layout: %v", pe)
-		}
-		return nil, perr
-	}
-	s := &subject{spec: text, typed: l, bits: bits}
-	var err error
-	if rows > 0 {
-		if l.Composed {
-			return nil, fmt.Errorf("%v is swizzled; a thread-value layout (with a tile %dx%d) must be a plain layout", l, rows, cols)
-		}
-		s.tile = [2]int{rows, cols}
-		s.grid, err = render.FromTVLayout(l.L, rows, cols)
+	l := in.Layout
+	s := &subject{spec: in.Text, typed: l, bits: in.Bits, tile: in.Tile}
+	if in.Tile[0] > 0 {
+		s.grid, err = render.FromTVLayout(l.L, in.Tile[0], in.Tile[1])
 	} else {
-		s.grid, err = render.FromLayout(l, bits)
+		s.grid, err = render.FromLayout(l, in.Bits)
 	}
 	if err != nil {
 		return nil, err
@@ -227,38 +183,4 @@ func inputsOf(pm *panelMath, c *render.Cell, k int) (map[string]int64, bool) {
 		}
 	}
 	return in, true
-}
-
-// looksLikeName tells an atom name from layout notation: names start with
-// a letter; layouts with a digit, '(' or '_', or with "Sw<".
-func looksLikeName(s string) bool {
-	if s == "" || strings.HasPrefix(s, "Sw<") || strings.HasPrefix(s, "Swizzle<") {
-		return false
-	}
-	c := s[0]
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// parseRxC reads a tile "64x16".
-func parseRxC(s string) (int, int, bool) {
-	r, c, ok := strings.Cut(s, "x")
-	rows, err1 := strconv.Atoi(r)
-	cols, err2 := strconv.Atoi(c)
-	if !ok || err1 != nil || err2 != nil || rows <= 0 || cols <= 0 || rows > render.MaxCells/cols {
-		return 0, 0, false
-	}
-	return rows, cols, true
-}
-
-// parseBits reads an element width "b16" or "16b".
-func parseBits(s string) (int, bool) {
-	t := strings.TrimSuffix(strings.TrimPrefix(s, "b"), "b")
-	if t == s || t == "" {
-		return 0, false
-	}
-	n, err := strconv.Atoi(t)
-	if err != nil || n <= 0 || n > 1024 {
-		return 0, false
-	}
-	return n, true
 }

@@ -142,28 +142,35 @@ func runBitmath(e *env, opts any, args []string) error {
 	return nil
 }
 
-// bitmathMap resolves the argument to a map: a catalog atom, or CuTe
-// notation. header describes it in a few lines.
+// bitmathMap resolves the argument to a map (package input, as the TUI's
+// bitmath view reads it): a catalog atom, CuTe notation or a layout
+// expression, with an optional tile. header describes it in a few lines.
 func bitmathMap(src string, f *bitmathFlags) (bitmath.Map, []string, error) {
-	if a, err := catalog.Lookup(src); err == nil {
-		if *f.tile != "" || *f.index {
-			return bitmath.Map{}, nil, usagef("--tile and --index apply to a plain LAYOUT; atom %s already has its %dx%d tile", a.Name, a.Rows, a.Cols)
-		}
-		return atomMap(a)
-	} else if looksLikeName(src) {
-		return bitmath.Map{}, nil, usagef("%v", err)
-	}
-	l, err := parseLayoutArg(src)
+	in, err := parseLayoutArg(src)
 	if err != nil {
 		return bitmath.Map{}, nil, err
 	}
-	if *f.tile != "" {
-		if *f.index {
-			return bitmath.Map{}, nil, usagef("--tile and --index exclude each other")
+	if a := in.Atom; a != nil {
+		if *f.tile != "" || *f.index {
+			return bitmath.Map{}, nil, usagef("--tile and --index apply to a plain LAYOUT; atom %s already has its %dx%d tile", a.Name, a.Rows, a.Cols)
 		}
-		rows, cols, err := parseTile(*f.tile, 1<<20)
+		return atomMap(*a)
+	}
+	l := in.Layout
+	rows, cols := in.Tile[0], in.Tile[1]
+	if *f.tile != "" {
+		r, c, err := parseTile(*f.tile, 1<<20)
 		if err != nil {
 			return bitmath.Map{}, nil, err
+		}
+		if rows != 0 && (rows != r || cols != c) {
+			return bitmath.Map{}, nil, usagef("--tile %s: the text already gives the tile %dx%d", *f.tile, rows, cols)
+		}
+		rows, cols = r, c
+	}
+	if rows > 0 {
+		if *f.index {
+			return bitmath.Map{}, nil, usagef("--tile and --index exclude each other")
 		}
 		if l.Composed {
 			return bitmath.Map{}, nil, usagef("--tile: %v is swizzled; a thread-value layout must be a plain layout", l)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/tcsim/tcsim/gpu"
 	"github.com/tcsim/tcsim/gpu/descrun"
+	"github.com/tcsim/tcsim/input"
 	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/isa/tensormap"
 	"github.com/tcsim/tcsim/render"
@@ -276,43 +276,11 @@ GPU --device (an sm_90 GPU is needed) and checks the result; --out saves
 the raw output, which --check reads back later without a GPU.
 Exit status 1 when a case disagrees with the model.`
 
-// parseDescValue reads a descriptor value: 0x-prefixed hex (underscores
-// and apostrophes allowed), or decimal. Bare digits with a-f letters are
+// parseDescValue reads a descriptor value with package input, as the
+// TUI's descriptor view does: 0x hex, 0b binary, 0o octal or decimal
+// (underscores and apostrophes allowed); bare digits with a-f letters are
 // read as hex with a note.
-func parseDescValue(s string) (v uint64, note string, err error) {
-	t := strings.TrimSpace(s)
-	t = strings.NewReplacer("_", "", "'", "").Replace(t)
-	if t == "" {
-		return 0, "", fmt.Errorf("empty value")
-	}
-	lower := strings.ToLower(t)
-	base := 10
-	switch {
-	case strings.HasPrefix(lower, "0x"):
-		lower, base = lower[2:], 16
-	case strings.ContainsAny(lower, "abcdef"):
-		base = 16
-		note = fmt.Sprintf("%q read as hexadecimal (write 0x to say so)", s)
-	default:
-		note = fmt.Sprintf("%q read as decimal (write 0x for hexadecimal)", s)
-	}
-	if lower == "" {
-		return 0, "", fmt.Errorf("%q has no digits after 0x", s)
-	}
-	v, err = strconv.ParseUint(lower, base, 64)
-	if err != nil {
-		var ne *strconv.NumError
-		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
-			return 0, "", fmt.Errorf("%q does not fit in 64 bits", s)
-		}
-		digits := "decimal digits (or 0x and hex digits)"
-		if base == 16 {
-			digits = "hex digits"
-		}
-		return 0, "", fmt.Errorf("%q is not a number: want %s", s, digits)
-	}
-	return v, note, nil
-}
+func parseDescValue(s string) (v uint64, note string, err error) { return input.ParseValue(s) }
 
 // context turns the shared flags into a checking context.
 func (o *descFlags) context() (desc.Context, error) {
@@ -627,13 +595,8 @@ func readTensorMapArg(arg string, force bool) (tm [tensormap.Size]byte, ok bool,
 		}
 		return tm, true, nil
 	}
-	digits := 0
-	for _, c := range strings.ToLower(arg) {
-		if strings.ContainsRune("0123456789abcdef", c) {
-			digits++
-		}
-	}
-	if !force && digits <= 20 {
+	// The text: package input tells a map from a value, as the TUI does.
+	if !force && !input.IsTensorMapText(arg) {
 		return tm, false, nil
 	}
 	if tm, err = tensormap.ParseHex(arg); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tcsim/tcsim/input"
 	"github.com/tcsim/tcsim/layouts"
 	"github.com/tcsim/tcsim/layouts/catalog"
 	"github.com/tcsim/tcsim/render"
@@ -25,11 +26,15 @@ func init() {
             element offset of every cell, coloured by bank; TMEM atoms show
             the TMEM lane and column (L<lane>C<col>), coloured by the warp
             that can access the lane.
-  LAYOUT    CuTe notation, e.g. '(8,8):(8,1)' or 'Sw<3,3,3> o 0 o (8,64):(64,1)'.
+  LAYOUT    CuTe notation, e.g. '(8,8):(8,1)' or 'Sw<3,3,3> o 0 o (8,64):(64,1)',
+            a pasted CuTe type or printout, or a layout expression such as
+            'composition((4,8):(8,1), (8,4):(1,8))' (see 'tcsim layout eval').
             Rank-2 layouts are drawn as print_layout draws them (cell (r,c)
-            holds L(r,c)); rank-1 layouts as one row. With --tile RxC the
-            layout is read as a thread-value layout: (thread, value) ->
-            column-major index r + R*c of an RxC tile.
+            holds L(r,c)); rank-1 layouts as one row. With --tile RxC (or
+            RxC after the layout) the layout is read as a thread-value
+            layout: (thread, value) -> column-major index r + R*c of an RxC
+            tile; --bits N (or bN after the layout) gives the element width
+            for banks. The TUI reads the same texts.
 
 A cell held by several (thread, value) pairs (a broadcast) lists all of them;
 when they do not fit the cell, a lossless compact form is used (T0-3V1 =
@@ -118,75 +123,76 @@ func (d *drawFlags) grid(args []string) (*render.Grid, error) {
 		return d.mmaGrid(args)
 	}
 	src := strings.TrimSpace(strings.Join(args, " "))
-	if a, err := catalog.Lookup(src); err == nil {
+	in, err := parseLayoutArg(src)
+	if err != nil {
+		return nil, err
+	}
+	if a := in.Atom; a != nil {
 		if *d.tile != "" {
 			return nil, usagef("--tile applies to a plain LAYOUT; atom %s already has its %dx%d tile", a.Name, a.Rows, a.Cols)
 		}
 		if *d.bits != 0 {
 			return nil, usagef("--bits applies to a plain LAYOUT; atom %s has %d-bit elements", a.Name, a.ElemBits)
 		}
-		g, err := render.FromAtom(a)
-		if err != nil {
-			return nil, err
-		}
-		return g, nil
-	} else if looksLikeName(src) {
-		return nil, usagef("%v", err)
+		return render.FromAtom(*a)
 	}
-	l, err := parseLayoutArg(src)
-	if err != nil {
-		return nil, err
-	}
+	l := in.Layout
 	if *d.bits < 0 || *d.bits > 1024 {
 		return nil, usagef("--bits %d: must be between 1 and 1024", *d.bits)
 	}
+	bits := in.Bits
+	if *d.bits != 0 {
+		if bits != 0 && bits != *d.bits {
+			return nil, usagef("--bits %d: the text already gives b%d", *d.bits, bits)
+		}
+		bits = *d.bits
+	}
+	rows, cols := in.Tile[0], in.Tile[1]
 	if *d.tile != "" {
-		rows, cols, err := parseTile(*d.tile, math.MaxInt)
+		r, c, err := parseTile(*d.tile, math.MaxInt)
 		if err != nil {
 			return nil, err
 		}
+		if rows != 0 && (rows != r || cols != c) {
+			return nil, usagef("--tile %s: the text already gives the tile %dx%d", *d.tile, rows, cols)
+		}
+		rows, cols = r, c
+	}
+	var g *render.Grid
+	if rows > 0 {
 		if rows > render.MaxCells/cols {
-			return nil, usagef("--tile %q: %d cells is more than the %d that can be drawn", *d.tile, int64(rows)*int64(cols), render.MaxCells)
+			return nil, usagef("tile %dx%d: %d cells is more than the %d that can be drawn", rows, cols, int64(rows)*int64(cols), render.MaxCells)
 		}
 		if l.Composed {
 			return nil, usagef("--tile: %v is a swizzled layout; a thread-value layout must be a plain layout", l)
 		}
-		g, err := render.FromTVLayout(l.L, rows, cols)
-		if err != nil {
-			return nil, usagef("%v", err)
-		}
-		return g, nil
+		g, err = render.FromTVLayout(l.L, rows, cols)
+	} else {
+		g, err = render.FromLayout(l, bits)
 	}
-	g, err := render.FromLayout(l, *d.bits)
 	if err != nil {
 		return nil, usagef("%v", err)
+	}
+	for _, n := range in.Notes {
+		g.Notes = append(g.Notes, "note: "+n)
 	}
 	return g, nil
 }
 
-// looksLikeName tells an atom name from layout notation: names start with
-// a letter; layouts with a digit, '(' or '_', with "Sw<" or "S<", or are
-// pasted CuTe types (Layout<...>, GMMA::Layout_K_SW128_Atom<T>).
-func looksLikeName(s string) bool {
-	if s == "" || strings.HasPrefix(s, "Sw<") || strings.HasPrefix(s, "Swizzle<") || strings.HasPrefix(s, "S<") || layouts.IsCuTeType(s) {
-		return false
-	}
-	c := s[0]
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// parseLayoutArg parses CuTe notation from the command line; a syntax
-// error is a usage error that shows the column.
-func parseLayoutArg(src string) (layouts.AnyLayout, error) {
-	l, err := layouts.ParseAnyLayout(src)
+// parseLayoutArg resolves a LAYOUT argument with package input, as the
+// TUI does: an atom, CuTe notation or a layout expression, with an
+// optional tile and element width. A syntax error of CuTe notation is a
+// usage error that shows the column.
+func parseLayoutArg(src string) (*input.Layout, error) {
+	in, err := input.ParseLayout(src)
 	if err != nil {
 		var pe *layouts.ParseError
 		if errors.As(err, &pe) {
-			return l, caretUsage("bad layout", pe, pe.Caret())
+			return nil, caretUsage("bad layout", pe, pe.Caret())
 		}
-		return l, usagef("bad layout %q: %v", src, err)
+		return nil, usagef("%v", err)
 	}
-	return l, nil
+	return in, nil
 }
 
 // caretUsage is the usage error "what: err" followed by the input line and

@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 
+	"github.com/tcsim/tcsim/input"
 	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/render"
 )
@@ -91,7 +91,7 @@ func runRender(e *env, opts any, args []string) error {
 		return err
 	}
 	var g *render.Grid
-	if len(args) == 1 && strings.HasPrefix(strings.ToLower(strings.TrimSpace(args[0])), "0x") {
+	if len(args) == 1 && input.IsValue(args[0]) {
 		g, err = rf.descGrid(args[0])
 		if *rf.color == "auto" {
 			o.Color = render.ColorTag // by core matrix

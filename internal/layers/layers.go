@@ -21,6 +21,8 @@
 //	gpu, gpu/*     the CUDA driver and hardware probes, beside sim: never sim
 //	capture        recording launches from real programs (driver interposer,
 //	               Triton hooks) into fixture cases, beside sim and gpu
+//	input          what a user typed: layout texts and descriptor values,
+//	               read the same way by the command line and the TUI
 //	render         pictures (text, ANSI, SVG, PNG, HTML)
 //	tui            the Bubble Tea explorer
 //	cmd/*          the tcsim binary
@@ -43,9 +45,10 @@ var Allowed = map[string][]string{
 	"sim":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim/trace", "sim"},
 	"gpu":          {"internal", "layouts", "isa", "launch", "fixtures", "gpu"},
 	"capture":      {"internal", "layouts", "isa", "launch", "fixtures", "capture"},
+	"input":        {"internal", "layouts", "isa", "input"},
 	"render":       {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim/trace", "sim", "render"},
-	"tui":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim/trace", "sim", "render", "tui"},
-	"cmd":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim/trace", "sim", "gpu", "capture", "render", "tui", "cmd"},
+	"tui":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim/trace", "sim", "input", "render", "tui"},
+	"cmd":          {"internal", "layouts", "isa", "launch", "fixtures", "sim/datapath", "sim/banks", "sim/trace", "sim", "input", "gpu", "capture", "render", "tui", "cmd"},
 }
 
 // Module is the module path; packages outside it are not in any group.
