@@ -91,98 +91,29 @@ func f64ToF32(x float64, mode numfmt.Mode) uint32 {
 }
 
 // f64ToF16 rounds x to f16, nearest even.
-func f64ToF16(x float64) uint16 {
-	return uint16(f64ToHalf(x, 5, 10))
-}
+func f64ToF16(x float64) uint16 { return uint16(numfmt.F16.RoundFloat64(x)) }
 
 // f64ToBF16 rounds x to bf16, nearest even.
-func f64ToBF16(x float64) uint16 {
-	return uint16(f64ToHalf(x, 8, 7))
+func f64ToBF16(x float64) uint16 { return uint16(numfmt.BF16.RoundFloat64(x)) }
+
+// halfFormat is f16 (5 exponent bits) or bf16 (8).
+func halfFormat(ebits uint) *numfmt.Format {
+	if ebits == 8 {
+		return numfmt.BF16
+	}
+	return numfmt.F16
 }
 
-// f64ToHalf rounds x to a binary format with ebits exponent and mbits
-// mantissa bits (round to nearest even, IEEE overflow and subnormals).
-func f64ToHalf(x float64, ebits, mbits uint) uint64 {
-	b := math.Float64bits(x)
-	sign := (b >> 63) << (ebits + mbits)
-	if x != x {
-		return (uint64(1)<<(ebits+mbits) - 1) // canonical NaN 0x7FFF
-	}
-	ax := math.Abs(x)
-	bias := 1<<(ebits-1) - 1
-	expMax := 1<<ebits - 1
-	if math.IsInf(x, 0) {
-		return sign | uint64(expMax)<<mbits
-	}
-	if ax == 0 {
-		return sign
-	}
-	frac, exp := math.Frexp(ax) // ax = frac * 2^exp, frac in [0.5, 1)
-	e := exp - 1                // ax = 1.f * 2^e
-	minExp := 1 - bias
-	var shift int // bits of the 53-bit significand to drop
-	sig := b&(1<<52-1) | 1<<52
-	if e < minExp {
-		// subnormal result
-		shift = 52 - int(mbits) + (minExp - e)
-	} else {
-		shift = 52 - int(mbits)
-	}
-	_ = frac
-	if shift > 60 {
-		return sign // rounds to zero
-	}
-	// round nearest even
-	half := uint64(1) << (shift - 1)
-	rem := sig & (uint64(1)<<shift - 1)
-	q := sig >> shift
-	if rem > half || rem == half && q&1 == 1 {
-		q++
-	}
-	var out uint64
-	if e < minExp {
-		// q is the subnormal significand; it may have become the smallest normal
-		out = q
-	} else {
-		be := uint64(e + bias)
-		if q>>(mbits+1) != 0 { // mantissa overflow
-			q >>= 1
-			be++
-		}
-		if be >= uint64(expMax) {
-			return sign | uint64(expMax)<<mbits
-		}
-		out = be<<mbits | q&(uint64(1)<<mbits-1)
-	}
-	return sign | out
-}
+// f64ToHalf rounds x to f16 (ebits 5, mbits 10) or bf16 (ebits 8, mbits
+// 7), nearest even, with IEEE overflow, subnormals and the canonical NaN:
+// isa/numfmt's codec (RoundFloat64), the one every package uses.
+func f64ToHalf(x float64, ebits, _ uint) uint64 { return halfFormat(ebits).RoundFloat64(x) }
 
 // halfToF64 decodes an f16 (ebits 5) or bf16 (ebits 8) pattern.
-func halfToF64(h uint64, ebits, mbits uint) float64 {
-	if ebits == 8 {
-		return float64(f32frombits(uint32(h) << 16))
-	}
-	sign := 1.0
-	if h>>(ebits+mbits)&1 == 1 {
-		sign = -1
-	}
-	e := int(h >> mbits & (1<<ebits - 1))
-	mant := float64(h & (1<<mbits - 1))
-	bias := 1<<(ebits-1) - 1
-	switch e {
-	case 0:
-		return sign * math.Ldexp(mant, 1-bias-int(mbits))
-	case 1<<ebits - 1:
-		if mant != 0 {
-			return math.NaN()
-		}
-		return sign * math.Inf(1)
-	}
-	return sign * math.Ldexp(1+mant/float64(uint64(1)<<mbits), e-bias)
-}
+func halfToF64(h uint64, ebits, _ uint) float64 { return halfFormat(ebits).Float64(h) }
 
-func f16ToF64(h uint16) float64  { return halfToF64(uint64(h), 5, 10) }
-func bf16ToF64(h uint16) float64 { return halfToF64(uint64(h), 8, 7) }
+func f16ToF64(h uint16) float64  { return numfmt.F16.Float64(uint64(h)) }
+func bf16ToF64(h uint16) float64 { return numfmt.BF16.Float64(uint64(h)) }
 
 // fmaF32 is fma.rn.f32 (or another rounding mode): a*b+c rounded once.
 func fmaF32(a, b, c uint32, mode numfmt.Mode) uint32 {

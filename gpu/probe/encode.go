@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/tcsim/tcsim/isa/numfmt"
 )
 
 // elem is an element type a probe feeds to, or reads from, the tensor
@@ -96,40 +98,17 @@ func (e elem) decode(bits uint32) (int, error) {
 }
 
 // f16Bits encodes a non-negative integer that f16 holds exactly (every
-// integer below 2048, even ones below 4096, ...).
+// integer below 2048, even ones below 4096, ...) with isa/numfmt's codec.
 func f16Bits(v int) uint16 {
-	if v == 0 {
-		return 0
-	}
-	e := 0
-	for x := v; x > 1; x >>= 1 {
-		e++
-	}
-	if v < 0 || e > 15 || (e > 10 && v&(1<<(e-10)-1) != 0) {
+	b := numfmt.F16.RoundFloat64(float64(v))
+	if v < 0 || numfmt.F16.Float64(b) != float64(v) {
 		panic(fmt.Sprintf("probe: %d is not exact in f16", v))
 	}
-	m := v << 10 >> e // v / 2^e in 1.10 fixed point
-	return uint16((e+15)<<10 | m&0x3FF)
+	return uint16(b)
 }
 
 // f16Value decodes IEEE half.
-func f16Value(h uint16) float64 {
-	sign := 1.0
-	if h&0x8000 != 0 {
-		sign = -1
-	}
-	exp, man := int(h>>10&0x1F), float64(h&0x3FF)
-	switch exp {
-	case 0:
-		return sign * man * math.Ldexp(1, -24)
-	case 31:
-		if man != 0 {
-			return math.NaN()
-		}
-		return math.Inf(int(sign))
-	}
-	return sign * (1 + man/1024) * math.Ldexp(1, exp-15)
-}
+func f16Value(h uint16) float64 { return numfmt.F16.Float64(uint64(h)) }
 
 // pack puts vals (each of e's width) into one 32-bit register, the first
 // value in the low bits.
