@@ -643,24 +643,17 @@ func shortValue(typ string, v uint64, hex bool) string {
 
 // isBitsType reports whether typ is an untyped bit container (b8 to
 // b128), shown in hex; bf16 is a float.
+// isBitsType reports whether typ names an untyped bit type (.b8 to .b128).
 func isBitsType(typ string) bool {
-	switch typ {
-	case "b8", "b16", "b32", "b64", "b128":
-		return true
-	}
-	return false
+	t := ptx.LookupType(typ)
+	return t.Kind() == ptx.KindBit && t.Bits() >= 8
 }
 
+// typeBits is the width of PTX type typ (1 for .pred), 32 for a name that
+// is no PTX type.
 func typeBits(typ string) int {
-	switch typ {
-	case "pred":
-		return 1
-	case "b8", "u8", "s8", "e4m3", "e5m2":
-		return 8
-	case "b16", "u16", "s16", "f16", "bf16":
-		return 16
-	case "b64", "u64", "s64", "f64":
-		return 64
+	if b := ptx.LookupType(typ).Bits(); b > 0 {
+		return b
 	}
 	return 32
 }
