@@ -37,9 +37,9 @@ func FromTV(tv layouts.TV, title string) (*Grid, error) {
 // fillOwners computes the owners of tv's tile and stores them into the
 // cells that panel p (not yet added) will cover.
 func fillOwners(g *Grid, p *Panel, tv layouts.TV) error {
-	threads, okT := leafProduct(tv.Layout.Shape.Mode(0))
-	values, okV := leafProduct(tv.Layout.Shape.Mode(1))
-	if !okT || !okV {
+	threads, errT := layouts.SizeOf(tv.Layout.Shape.Mode(0))
+	values, errV := layouts.SizeOf(tv.Layout.Shape.Mode(1))
+	if errT != nil || errV != nil {
 		return fmt.Errorf("TV layout %v: more (thread, value) pairs than the %d that can be drawn", tv.Layout, MaxCells)
 	}
 	if threads <= 0 || values <= 0 {
@@ -103,12 +103,12 @@ func FromTVLayout(l layouts.Layout, rows, cols int) (*Grid, error) {
 	// NewTV visits every (thread, value) pair: refuse more than can be
 	// drawn before it starts.
 	if l.Rank() == 2 {
-		threads, okT := leafProduct(l.Shape.Mode(0))
-		values, okV := leafProduct(l.Shape.Mode(1))
+		threads, errT := layouts.SizeOf(l.Shape.Mode(0))
+		values, errV := layouts.SizeOf(l.Shape.Mode(1))
 		switch {
-		case okT && okV && (threads == 0 || values == 0):
+		case errT == nil && errV == nil && (threads == 0 || values == 0):
 			return nil, fmt.Errorf("TV layout %v: needs at least one thread and one value", l)
-		case !okT || !okV || threads > MaxCells/values:
+		case errT != nil || errV != nil || threads > MaxCells/values:
 			return nil, fmt.Errorf("TV layout %v: more (thread, value) pairs than the %d that can be drawn", l, MaxCells)
 		}
 	}
@@ -119,19 +119,6 @@ func FromTVLayout(l layouts.Layout, rows, cols int) (*Grid, error) {
 	return FromTV(tv, fmt.Sprintf("%v on a %dx%d tile", l, rows, cols))
 }
 
-// leafProduct is the product of t's leaves; ok is false when it exceeds
-// 2^62 (IntTuple.Product would wrap around and name a small, wrong size).
-func leafProduct(t layouts.IntTuple) (n int, ok bool) {
-	n = 1
-	for _, v := range t.Leaves() {
-		if v > 0 && n > (1<<62)/v {
-			return 0, false
-		}
-		n *= v
-	}
-	return n, true
-}
-
 // FromLayout builds the picture CuTe's print_layout draws: for a rank-2
 // layout, cell (r, c) holds L(r, c); a rank-1 layout is drawn as one row.
 // Swizzled (composed) layouts are evaluated through their swizzle. With
@@ -139,18 +126,18 @@ func leafProduct(t layouts.IntTuple) (n int, ok bool) {
 func FromLayout(l layouts.AnyLayout, elemBits int) (*Grid, error) {
 	inner := l.Inner()
 	rows, cols := 0, 0
-	var okR, okC bool
+	var errR, errC error
 	switch inner.Rank() {
 	case 1:
-		rows, okR = 1, true
-		cols, okC = leafProduct(inner.Shape)
+		rows = 1
+		cols, errC = layouts.SizeOf(inner.Shape)
 	case 2:
-		rows, okR = leafProduct(inner.Shape.Mode(0))
-		cols, okC = leafProduct(inner.Shape.Mode(1))
+		rows, errR = layouts.SizeOf(inner.Shape.Mode(0))
+		cols, errC = layouts.SizeOf(inner.Shape.Mode(1))
 	default:
 		return nil, fmt.Errorf("layout %v has rank %d; only rank-1 and rank-2 layouts can be drawn (group the modes, e.g. ((a,b),c), or give a TV layout with --tile)", l, inner.Rank())
 	}
-	if !okR || !okC {
+	if errR != nil || errC != nil {
 		return nil, fmt.Errorf("layout %v: more cells than the %d that can be drawn", l, MaxCells)
 	}
 	if elemBits < 0 {

@@ -238,12 +238,12 @@ func FromAtom(a catalog.Atom) (Map, error) {
 // MaxInputs is refused before NewTV visits them all.
 func FromTVLayout(name string, l layouts.Layout, rows, cols int) (Map, error) {
 	if l.Rank() == 2 {
-		threads, okT := leafProduct(l.Shape.Mode(0))
-		values, okV := leafProduct(l.Shape.Mode(1))
+		threads, errT := layouts.SizeOf(l.Shape.Mode(0))
+		values, errV := layouts.SizeOf(l.Shape.Mode(1))
 		switch {
-		case okT && okV && (threads == 0 || values == 0):
+		case errT == nil && errV == nil && (threads == 0 || values == 0):
 			return Map{}, fmt.Errorf("%s: needs at least one thread and one value", name)
-		case !okT || !okV || threads > MaxInputs/values:
+		case errT != nil || errV != nil || threads > MaxInputs/values:
 			return Map{}, fmt.Errorf("%s: more (thread, value) pairs than the %d the F2 view checks", name, MaxInputs)
 		}
 	}
@@ -252,19 +252,6 @@ func FromTVLayout(name string, l layouts.Layout, rows, cols int) (Map, error) {
 		return Map{}, err
 	}
 	return FromTV(name, tv), nil
-}
-
-// leafProduct is the product of t's leaves; ok is false when it exceeds
-// 2^62 (IntTuple.Product would wrap around).
-func leafProduct(t layouts.IntTuple) (n int, ok bool) {
-	n = 1
-	for _, v := range t.Leaves() {
-		if v > 0 && n > (1<<62)/v {
-			return 0, false
-		}
-		n *= v
-	}
-	return n, true
 }
 
 // FromOffsets returns the map (row, col) → offset of a shared-memory layout
@@ -310,7 +297,7 @@ func FromLayout(name string, a layouts.AnyLayout, coords bool) (Map, error) {
 			return Map{}, fmt.Errorf("%s: shape %v has an empty mode", name, inner.Shape)
 		}
 	}
-	if n, ok := leafProduct(inner.Shape); !ok || n > MaxInputs {
+	if n, err := layouts.SizeOf(inner.Shape); err != nil || n > MaxInputs {
 		return Map{}, fmt.Errorf("%s: more than %d inputs; the F2 view checks every input and handles at most %d", name, MaxInputs, MaxInputs)
 	}
 	if coords && inner.Rank() == 2 {
