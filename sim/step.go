@@ -44,10 +44,11 @@ const (
 	StopLimit                        // the step limit of Run was reached
 	StopDone                         // the whole grid finished
 	StopError                        // a fault or deadlock
+	StopInterrupted                  // RunUntil's stop function asked to stop
 )
 
 func (r StopReason) String() string {
-	return [...]string{"step", "breakpoint", "hazard", "async", "limit", "done", "error"}[r]
+	return [...]string{"step", "breakpoint", "hazard", "async", "limit", "done", "error", "interrupted"}[r]
 }
 
 // Event describes where the stepper stopped.
@@ -252,7 +253,14 @@ func (s *Stepper) step(only *Warp, checkBreak bool) (Event, error) {
 
 // Run steps until a breakpoint, a hazard (with StopOnHazard), the end of
 // the grid, an error, or limit instructions (0: no limit).
-func (s *Stepper) Run(limit int64) (Event, error) {
+func (s *Stepper) Run(limit int64) (Event, error) { return s.RunUntil(limit, nil) }
+
+// RunUntil is Run that also stops, with StopInterrupted, when stop
+// returns true; it asks after every instruction (not after an
+// asynchronous completion). stop may read state that
+// another goroutine sets (an atomic flag): the TUI interrupts a long run
+// that way.
+func (s *Stepper) RunUntil(limit int64, stop func() bool) (Event, error) {
 	start := s.steps
 	for {
 		ev, err := s.step(nil, true)
@@ -265,6 +273,12 @@ func (s *Stepper) Run(limit int64) (Event, error) {
 		}
 		if limit > 0 && s.steps-start >= limit {
 			ev.Reason = StopLimit
+			return ev, nil
+		}
+		if stop != nil && ev.Reason == StopStep && stop() {
+			// Only after an instruction: a replay with limit = the
+			// instructions run stops at the same point.
+			ev.Reason = StopInterrupted
 			return ev, nil
 		}
 		s.pending = append(ev.Hazards, s.pending...)

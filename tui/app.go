@@ -194,6 +194,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		v := m.views[m.active]
 		if msg.String() == "ctrl+c" {
+			if b, ok := v.(interface{ busy() bool }); ok && b.busy() {
+				return v.update(msg) // it stops the view's long action, not the app
+			}
 			m.quit = true
 			return tea.Quit
 		}

@@ -534,6 +534,7 @@ func TestMonkey(t *testing.T) {
 				msg = msgs[0]
 			}
 			m.Update(msg)
+			m.settle()
 			if i%50 == 0 || testing.Verbose() {
 				if n := strings.Count(m.Content(), "\n") + 1; n != h {
 					t.Fatalf("%s, step %d (%T %v): %d lines, want %d; active view %d, help %d lines, body %d\n%s", view, i, msg, msg, n, h, m.active, m.helpHeight(), m.bodyHeight(), m.Plain())

@@ -168,8 +168,19 @@ func Snapshot(cfg Config, w, h int, msgs []tea.Msg) (*Model, error) {
 		if _, cmd := m.Update(msg); cmd != nil && m.quit {
 			break
 		}
+		m.settle()
 	}
 	return m, nil
+}
+
+// settle waits for the views' long actions (a stepper run) to end and
+// applies their results: a snapshot has no event loop to deliver them.
+func (m *Model) settle() {
+	for _, v := range m.views {
+		if s, ok := v.(interface{ settle() bool }); ok {
+			s.settle()
+		}
+	}
 }
 
 // Plain is the screen as plain text, styles removed, trailing blanks cut.

@@ -39,6 +39,8 @@ const runLimit = 1 << 22
 // asynchronous operations in flight, the warps and the hazards.
 type stepperView struct {
 	be      stepBackend // nil: nothing loaded
+	running *runState   // a long action in progress (stepper_run.go), or nil
+	runSeq  int
 	w, h    int
 	focus   paneKind // the pane the navigation keys move in
 	tab     paneKind // the right-hand pane
@@ -216,6 +218,9 @@ func (v *stepperView) capturing() bool { return v.inputOn }
 
 func (v *stepperView) bindings() ([]key.Binding, [][]key.Binding) {
 	k := v.keys
+	if v.running != nil {
+		return []key.Binding{stopRunKey}, [][]key.Binding{{stopRunKey}}
+	}
 	if v.inputOn {
 		return []key.Binding{pk.Enter, k.Cancel}, [][]key.Binding{{pk.Enter, k.Cancel}}
 	}
@@ -231,6 +236,9 @@ func (v *stepperView) bindings() ([]key.Binding, [][]key.Binding) {
 func (v *stepperView) status() string {
 	if v.msg != "" {
 		return v.msg
+	}
+	if v.running != nil {
+		return v.runStatus()
 	}
 	if v.be == nil {
 		return styleDim.Render("no kernel: tcsim tui --run KERNEL.ptx --launch LAUNCH.json, or --trace FILE")
@@ -256,6 +264,8 @@ func (v *stepperView) status() string {
 		if s.reason == "limit" {
 			fmt.Fprintf(&b, " · paused after %d instructions: r or h goes on", runLimit)
 		}
+	case "interrupted":
+		fmt.Fprintf(&b, " · stopped by esc at line %d (warp %d): r or h goes on", s.line, s.warp)
 	case "breakpoint":
 		fmt.Fprintf(&b, " · breakpoint: warp %d is at line %d", s.warp, s.line)
 	case "hazard":
@@ -382,9 +392,14 @@ func (v *stepperView) breakLines() []int {
 	return out
 }
 
-// act runs a stepping action and shows where it stopped.
-func (v *stepperView) act(f func() error) {
-	if err := f(); err != nil {
+// act runs a short stepping action and shows where it stopped; the long
+// ones run as a tea.Cmd (start).
+func (v *stepperView) act(f func() error) { v.report(f()) }
+
+// report shows the error of an action, reads the new state and puts the
+// cursor on the stop.
+func (v *stepperView) report(err error) {
+	if err != nil {
 		msg := firstLine(err.Error())
 		if msg != err.Error() {
 			msg += " (the warps and hazards panes say more)"

@@ -45,6 +45,10 @@ type stepBackend interface {
 	// new hazard is reported (with hazard), the end, an error, or limit
 	// warp-instructions.
 	run(breaks []int, hazard bool, limit int64) error
+	// setHalt gives run a function it asks after every instruction (or
+	// record): when it returns true, run stops with reason "interrupted".
+	// nil removes it.
+	setHalt(halt func() bool)
 	// back returns to the state before the last instruction, or (toStop)
 	// to the state of the previous stop.
 	back(toStop bool) error
@@ -180,6 +184,7 @@ type simBackend struct {
 	lineOf  map[int][]int // source line → pcs
 	src     []string
 	fin     *sim.Stepper // after the end: the state after the last instruction
+	halt    func() bool  // asked by a run after every instruction (setHalt)
 }
 
 type simActionKind uint8
@@ -268,9 +273,11 @@ func (b *simBackend) view() *sim.Stepper {
 	return b.st
 }
 
+func (b *simBackend) setHalt(halt func() bool) { b.halt = halt }
+
 // play performs one action on st; it returns the event that ended it and
-// the instructions it executed.
-func (b *simBackend) play(st *sim.Stepper, a simAction) (sim.Event, error) {
+// the instructions it executed. A run stops early when halt says so.
+func (b *simBackend) play(st *sim.Stepper, a simAction, halt func() bool) (sim.Event, error) {
 	switch a.kind {
 	case actStep:
 		return st.Step()
@@ -284,7 +291,7 @@ func (b *simBackend) play(st *sim.Stepper, a simAction) (sim.Event, error) {
 		}
 	}
 	st.StopOnHazard(a.hazard)
-	ev, err := st.Run(a.limit)
+	ev, err := st.RunUntil(a.limit, halt)
 	st.StopOnHazard(false)
 	st.ClearBreaks()
 	return ev, err
@@ -296,13 +303,17 @@ func (b *simBackend) apply(a simAction) error {
 		return errors.New("the grid has finished: p steps back")
 	}
 	before := b.stopped.steps
-	ev, err := b.play(b.st, a)
+	ev, err := b.play(b.st, a, b.halt)
 	if a.kind == actWarp && err != nil && ev.Reason != sim.StopError {
 		// The warp cannot run (blocked or exited): nothing happened.
 		return err
 	}
 	a.reason = ev.Reason
 	a.ran = ev.Steps - before
+	if ev.Reason == sim.StopInterrupted {
+		// Replayed, the run stops at the same instruction.
+		a.limit = a.ran
+	}
 	b.stopped = b.stopInfo(ev, err)
 	b.hist = append(b.hist, a)
 	if b.st.Done() {
@@ -351,7 +362,7 @@ func trimLast(hist []simAction, toStop bool) []simAction {
 	// end of the grid, an error) without that event.
 	keep := a.ran
 	switch a.reason {
-	case sim.StopStep, sim.StopHazard, sim.StopLimit, sim.StopBreakpoint:
+	case sim.StopStep, sim.StopHazard, sim.StopLimit, sim.StopBreakpoint, sim.StopInterrupted:
 		keep--
 	}
 	if keep > 0 {
@@ -397,7 +408,7 @@ func (b *simBackend) build(hist []simAction) (*sim.Machine, *sim.Stepper, []simA
 	for _, a := range hist {
 		// An action that ended in an error (a fault, a deadlock) ends the
 		// same way again: the error is part of the state.
-		ev, err := b.play(st, a)
+		ev, err := b.play(st, a, nil)
 		if a.kind == actWarp && err != nil && ev.Reason != sim.StopError {
 			continue
 		}

@@ -589,6 +589,7 @@ func TestStepperResize(t *testing.T) {
 			m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 			checkFrame(t, m, sz[0], sz[1])
 			m.Update(msg)
+			m.settle()
 			checkFrame(t, m, sz[0], sz[1])
 		}
 	}
@@ -651,6 +652,7 @@ func TestStepperMonkey(t *testing.T) {
 							m.Content()
 						}
 						m.Update(msg)
+						m.settle()
 					}
 					checkFrame(t, m, w, h)
 				}

@@ -13,6 +13,9 @@ import (
 // go-to), arrow navigation inside the focused pane, and the mouse.
 
 func (v *stepperView) update(msg tea.Msg) tea.Cmd {
+	if v.running != nil {
+		return v.runUpdate(msg)
+	}
 	if v.inputOn {
 		if km, ok := msg.(tea.KeyPressMsg); ok {
 			switch {
@@ -53,20 +56,22 @@ func (v *stepperView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.StepWarp):
 		v.act(func() error { return be.stepWarp(v.cta, v.thread/32) })
 	case key.Matches(msg, k.Run):
-		v.act(func() error { return be.run(v.breakLines(), false, runLimit) })
-		if s := be.last(); len(v.breaks) == 0 && s.reason == "done" {
-			v.msg = styleDim.Render(fmt.Sprintf("step %d · finished (no breakpoints: b sets one on the source line)", be.steps()))
-		}
+		return v.start("to a breakpoint", true, func() error { return be.run(v.breakLines(), false, runLimit) }, func() {
+			if s := be.last(); len(v.breaks) == 0 && s.reason == "done" {
+				v.msg = styleDim.Render(fmt.Sprintf("step %d · finished (no breakpoints: b sets one on the source line)", be.steps()))
+			}
+		})
 	case key.Matches(msg, k.Hazard):
 		before := len(v.hazRows)
-		v.act(func() error { return be.run(v.breakLines(), true, runLimit) })
-		if len(v.hazRows) == before && be.last().reason == "done" {
-			v.msg = styleOK.Render(fmt.Sprintf("step %d · finished: no further hazard", be.steps()))
-		}
+		return v.start("to the next hazard", true, func() error { return be.run(v.breakLines(), true, runLimit) }, func() {
+			if len(v.hazRows) == before && be.last().reason == "done" {
+				v.msg = styleOK.Render(fmt.Sprintf("step %d · finished: no further hazard", be.steps()))
+			}
+		})
 	case key.Matches(msg, k.Back):
-		v.act(func() error { return be.back(false) })
+		return v.start("a step back (replaying the run)", false, func() error { return be.back(false) }, nil)
 	case key.Matches(msg, k.BackStop):
-		v.act(func() error { return be.back(true) })
+		return v.start("back to the last stop (replaying the run)", false, func() error { return be.back(true) }, nil)
 	case key.Matches(msg, k.Break):
 		v.toggleBreak(v.src.cur + 1)
 	case key.Matches(msg, k.Thread):

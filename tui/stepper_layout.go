@@ -65,6 +65,9 @@ func (v *stepperView) render() string {
 	if v.be == nil {
 		return fitBlock(strings.Join(v.intro(), "\n"), v.w, v.h)
 	}
+	if v.running != nil {
+		return v.runFrame()
+	}
 	head := v.header()
 	if v.inputOn {
 		head = v.input.View()

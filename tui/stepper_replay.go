@@ -180,7 +180,7 @@ func (b *traceBackend) last() stopInfo {
 	if r := b.st.last; r != nil {
 		s.reason, s.line, s.cta, s.warp, s.inst = "step", r.Line, r.CTA, r.Warp, r.Inst
 		switch b.stop {
-		case "hazard", "limit", "back":
+		case "hazard", "limit", "back", "interrupted":
 			s.reason = b.stop
 		}
 	}
@@ -299,10 +299,15 @@ func (b *traceBackend) run(breaks []int, hazard bool, limit int64) error {
 		case atBreak():
 			b.stop = "breakpoint"
 			return nil
+		case b.halt != nil && b.halt():
+			b.stop = "interrupted"
+			return nil
 		}
 	}
 	return nil
 }
+
+func (b *traceBackend) setHalt(halt func() bool) { b.halt = halt }
 
 func (b *traceBackend) back(toStop bool) error {
 	if b.st.pos == 0 {

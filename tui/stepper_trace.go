@@ -46,6 +46,7 @@ type traceBackend struct {
 	stop string
 	// note says when the file was cut short ("" when it is whole).
 	note string
+	halt func() bool // asked by run after every record (setHalt)
 }
 
 type wkey struct {
