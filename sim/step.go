@@ -37,14 +37,14 @@ type Stepper struct {
 type StopReason int
 
 const (
-	StopStep       StopReason = iota // one instruction ran
-	StopBreakpoint                   // the next instruction is a breakpoint
-	StopHazard                       // a hazard was reported
-	StopAsync                        // an asynchronous operation completed (no warp could run)
-	StopLimit                        // the step limit of Run was reached
-	StopDone                         // the whole grid finished
-	StopError                        // a fault or deadlock
-	StopInterrupted                  // RunUntil's stop function asked to stop
+	StopStep        StopReason = iota // one instruction ran
+	StopBreakpoint                    // the next instruction is a breakpoint
+	StopHazard                        // a hazard was reported
+	StopAsync                         // an asynchronous operation completed (no warp could run)
+	StopLimit                         // the step limit of Run was reached
+	StopDone                          // the whole grid finished
+	StopError                         // a fault or deadlock
+	StopInterrupted                   // RunUntil's stop function asked to stop
 )
 
 func (r StopReason) String() string {
