@@ -221,6 +221,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			}
 		}
 		return v.update(msg)
+	case runDoneMsg, runTickMsg:
+		// A long action's messages go to the view that runs it, whichever
+		// view is on screen.
+		var cmds []tea.Cmd
+		for _, v := range m.views {
+			if b, ok := v.(interface{ busy() bool }); ok && b.busy() {
+				cmds = append(cmds, v.update(msg))
+			}
+		}
+		return tea.Batch(cmds...)
 	case tea.MouseMsg:
 		mouse := msg.Mouse()
 		if _, ok := msg.(tea.MouseClickMsg); ok && mouse.Y == 0 {

@@ -156,3 +156,21 @@ func TestStepperBackIsACmd(t *testing.T) {
 		t.Fatalf("after p: busy %v, step %d", v.busy(), v.be.steps())
 	}
 }
+
+// The end of a run reaches the stepper when another view is on screen.
+func TestStepperRunEndsInTheBackground(t *testing.T) {
+	m, v := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, "")
+	_, cmd := m.Update(keyMsg(t, "r"))
+	if cmd == nil {
+		t.Fatal("r: no command")
+	}
+	m.Update(keyMsg(t, "1")) // the layout view
+	if !v.busy() || m.active != 0 {
+		t.Fatalf("busy %v, active view %d", v.busy(), m.active)
+	}
+	done := <-v.running.done
+	m.Update(done)
+	if v.busy() || !v.be.done() {
+		t.Fatalf("busy %v, done %v", v.busy(), v.be.done())
+	}
+}
