@@ -252,8 +252,12 @@ func ParseDescriptor(text string) (Descriptor, error) {
 }
 
 // IsTensorMapText reports whether text is long enough to be a CUtensorMap
-// rather than a 64-bit value: more than 20 hex digits.
+// rather than a 64-bit value: more than 20 hex digits, and no 0b or 0o
+// prefix.
 func IsTensorMapText(text string) bool {
+	if t := strings.ToLower(strings.TrimSpace(text)); strings.HasPrefix(t, "0b") || strings.HasPrefix(t, "0o") {
+		return false // a binary or octal value has many digits
+	}
 	digits := 0
 	for _, c := range strings.ToLower(text) {
 		if strings.ContainsRune("0123456789abcdef", c) {

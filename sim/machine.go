@@ -524,6 +524,9 @@ func (m *Machine) Run() error {
 		}
 		wg.Wait()
 	}
+	if m.err == nil {
+		m.reportBankConflicts()
+	}
 	if m.trace != nil {
 		m.trace.flush()
 	}

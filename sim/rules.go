@@ -232,7 +232,7 @@ var ruleTable = []Rule{
 		"With enable-input-d true, tcgen05.mma adds the product to the accumulator already in TMEM. Freshly allocated TMEM holds garbage (it is not zeroed), so the first MMA of a tile must run with enable-input-d false (or the accumulator must be written with tcgen05.st / tcgen05.cp first). Fix: pass false as enable-input-d for the first K step."},
 	// performance
 	{HzBankConflict, SevPerf, "— (performance)", "shared-memory bank conflicts",
-		"Accesses of one instruction that fall into the same bank in different 4-byte words are serialized. Not a correctness problem."},
+		"Accesses of one instruction that fall into the same bank in different 4-byte words are serialized. Shared memory has 32 banks of 4 bytes; a warp's ld.shared or st.shared is served in phases of 128 bytes (32 lanes of up to 4 bytes, 16 lanes of 8, 8 lanes of 16), an ldmatrix or stmatrix one phase per 8x8 matrix, and a phase takes as many wavefronts as the most distinct words one bank delivers (the same word is a broadcast). The finding gives, per instruction, the wavefronts its requests took against the ideal of one per phase. Not a correctness problem: it does not change the exit status. The model is sim/banks, the one the TUI's swizzle view draws."},
 }
 
 var rulesByID = func() map[HazardKind]*Rule {

@@ -111,3 +111,37 @@ func TestBankCorpus(t *testing.T) {
 		t.Errorf("conflicts %+v", bc)
 	}
 }
+
+// TestBankFindings checks the report: one performance finding per
+// conflicted instruction (rule perf/bank-conflict), the instructions of
+// one kernel-source line together, none for a conflict-free kernel.
+func TestBankFindings(t *testing.T) {
+	bankFindings := func(m *Machine) []Finding {
+		var out []Finding
+		for _, f := range m.Findings() {
+			if f.Rule == HzBankConflict {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	fs := bankFindings(runTranspose(t, "transpose32"))
+	if len(fs) != 1 || fs[0].Severity != SevPerf || fs[0].Pos.Line != 48 || fs[0].Warps != 32 || fs[0].CTAs != 1 ||
+		fs[0].Msg != "32 requests of 4-byte accesses took 1024 wavefronts, ideal 32 (32.00x); worst phase 32-way" {
+		t.Errorf("transpose32: %+v", fs)
+	}
+	if fs := bankFindings(runTranspose(t, "transpose32_padded")); len(fs) != 0 {
+		t.Errorf("transpose32_padded: %+v", fs)
+	}
+	// nvcc's epilogue: the sA stores (4 unrolled copies), the sB stores,
+	// the stmatrix, each one source line of epilogue_stmatrix.cu.
+	fs = bankFindings(runCorpus(t, "epilogue_stmatrix", Options{Check: true}))
+	if len(fs) != 3 {
+		t.Fatalf("epilogue: %d findings, want 3: %+v", len(fs), fs)
+	}
+	for i, line := range []int32{292, 306, 651} {
+		if fs[i].Pos.Line != line || len(fs[i].Sites) != 4 {
+			t.Errorf("finding %d at line %d with %d sites, want line %d with 4", i, fs[i].Pos.Line, len(fs[i].Sites), line)
+		}
+	}
+}

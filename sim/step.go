@@ -216,6 +216,7 @@ func (s *Stepper) step(only *Warp, checkBreak bool) (Event, error) {
 				s.u, s.ui = nil, s.ui+1
 				if s.ui >= len(s.units) {
 					s.done = true
+					s.m.reportBankConflicts()
 					if s.m.trace != nil {
 						s.m.trace.flush()
 					}

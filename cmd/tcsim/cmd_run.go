@@ -36,7 +36,11 @@ description as 'tcsim gpu run' and prints the --out buffers the same way.
                    commits) whether every shared-memory access, asynchronous copy
                    and operand read is safe, under any schedule: races, early
                    reads, refills before release, missing proxy fences, phase
-                   lapping, descriptor layouts, intra-warp exchanges
+                   lapping, descriptor layouts, intra-warp exchanges; and
+                   shared-memory bank conflicts, as performance findings (rule
+                   perf/bank-conflict: wavefronts taken against the ideal for
+                   the access width, per instruction; the exit status ignores
+                   them)
   --format F       text (default: one block per root cause, the explanation once),
                    json, or sarif (SARIF 2.1.0 for CI code scanning; with json and
                    sarif, standard output carries only the document)
