@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tcsim/tcsim/fixtures"
+	"github.com/tcsim/tcsim/isa/ptx"
 	"github.com/tcsim/tcsim/launch"
 )
 
@@ -159,25 +160,13 @@ func Convert(rawDir string, l *RawLaunch, proc *Process, sess *Session, o Conver
 	if err != nil {
 		return nil, "", err
 	}
-	if len(l.Params) != len(decls) {
-		return nil, "", fmt.Errorf("the driver reported %d parameters, the PTX of %s declares %d (is the PTX the one the program loaded?)", len(l.Params), fn.Name, len(decls))
+	if err := checkParams(l, fn, decls, pb); err != nil {
+		return nil, "", err
 	}
-	for i, p := range l.Params {
-		d := decls[i]
-		if p.Size != d.Size {
-			return nil, "", fmt.Errorf("param %d: the driver reported %d bytes, the PTX declares %s (%d bytes)", i, p.Size, d.Decl(), d.Size)
-		}
-		if p.Offset+p.Size > len(pb) {
-			return nil, "", fmt.Errorf("param %d: bytes [%d, %d) but %d parameter bytes were recorded", i, p.Offset, p.Offset+p.Size, len(pb))
-		}
-	}
-
 	if len(l.TensorMaps) == 0 {
 		l.TensorMaps = findTensorMaps(rawDir, l.PID, pb)
 	}
 
-	// buffers
-	var bufs []*buffer
 	info := &fixtures.CaptureInfo{API: l.API, Kernel: l.Kernel, LaunchIndex: l.Index, PTXSource: ptxSrc, Notes: l.Notes}
 	if proc != nil {
 		info.Program = proc.Cmdline
@@ -185,110 +174,16 @@ func Convert(rawDir string, l *RawLaunch, proc *Process, sess *Session, o Conver
 	if len(info.Program) == 0 && sess != nil {
 		info.Program = sess.Command
 	}
-	for _, rb := range l.Buffers {
-		base, err := ParseAddr(rb.Base)
-		if err != nil {
-			return nil, "", err
-		}
-		if rb.LeftOut != "" {
-			info.LeftOut = append(info.LeftOut, fmt.Sprintf("%d bytes at %s: %s", rb.Size, rb.Base, rb.LeftOut))
-			continue
-		}
-		b := &buffer{raw: rb, base: base, param: -1}
-		if b.before, err = os.ReadFile(filepath.Join(l.Dir, rb.Before)); err != nil {
-			return nil, "", err
-		}
-		if b.after, err = os.ReadFile(filepath.Join(l.Dir, rb.After)); err != nil {
-			return nil, "", fmt.Errorf("buffer at %s: the memory after the launch was not recorded: %w", rb.Base, err)
-		}
-		if int64(len(b.before)) != rb.Size || len(b.after) != len(b.before) {
-			return nil, "", fmt.Errorf("buffer at %s: %d bytes recorded before and %d after, want %d", rb.Base, len(b.before), len(b.after), rb.Size)
-		}
-		bufs = append(bufs, b)
+	bufs, err := readBuffers(l, info)
+	if err != nil {
+		return nil, "", err
 	}
-	sort.Slice(bufs, func(i, j int) bool { return bufs[i].base < bufs[j].base })
-	nameBuffers(bufs, l)
-	find := func(v uint64) *buffer {
-		for _, b := range bufs {
-			if v >= b.base && v-b.base < uint64(len(b.before)) {
-				return b
-			}
-		}
-		return nil
-	}
-
-	// parameters
-	names := paramNames(l, len(decls))
-	ln := &launch.Launch{Kernel: fn.Name, Grid: launch.Dim3(l.Grid), Block: launch.Dim3(l.Block), SharedMem: l.SharedMem}
-	if c := launch.Dim3(l.Cluster); !c.IsZero() && c != (launch.Dim3{1, 1, 1}) {
-		ln.Cluster = c
-	}
-	var relocated []string
-	for i, rp := range l.Params {
-		d := decls[i]
-		v := pb[rp.Offset : rp.Offset+rp.Size]
-		spec, b, err := paramSpec(d, v, names[i], find)
-		if err != nil {
-			return nil, "", fmt.Errorf("param %d (%s): %w", i, d.Decl(), err)
-		}
-		p, err := launch.ParseParam(spec)
-		// A launch model without addr= or null: a buffer whose address
-		// reaches the kernel only through this parameter may sit anywhere,
-		// and a NULL pointer is eight zero bytes.
-		if err != nil && b != nil && relocatable(b, l, decls, pb) {
-			spec = fmt.Sprintf("%s=buf:size=%d", b.name, len(b.before))
-			if p, err = launch.ParseParam(spec); err == nil {
-				relocated = append(relocated, b.name)
-			}
-		}
-		if err != nil && strings.HasSuffix(spec, "null") {
-			spec = strings.TrimSuffix(spec, "null") + "bytes:0000000000000000"
-			p, err = launch.ParseParam(spec)
-		}
-		if err != nil {
-			return nil, "", fmt.Errorf("param %d (%s): %w (this tcsim's launch model cannot describe it yet)", i, d.Decl(), err)
-		}
-		if b != nil {
-			b.param = i
-			b.name = p.Name
-			p.Data = b.before
-			p.Size = len(b.before)
-		}
-		ln.Params = append(ln.Params, p)
-	}
-	for _, b := range bufs {
-		if b.param >= 0 {
-			continue
-		}
-		spec := fmt.Sprintf("%s=buf:size=%d,addr=%#x", b.name, len(b.before), b.base)
-		p, err := launch.ParseParam(spec)
-		if err != nil {
-			return nil, "", fmt.Errorf("buffer %s: %w", b.name, err)
-		}
-		p.Data = b.before
-		ln.Buffers = append(ln.Buffers, p)
-	}
-
-	if len(relocated) > 0 {
-		info.Notes = append(info.Notes, fmt.Sprintf("%s placed by the simulator, not at the GPU's addresses: the kernel sees each address only through its own pointer parameter", strings.Join(relocated, ", ")))
+	ln, err := launchModel(l, fn, decls, pb, bufs, info)
+	if err != nil {
+		return nil, "", err
 	}
 	c := &fixtures.Case{PTX: ptx, Launch: ln}
-	var parts []string
-	for _, b := range bufs {
-		b.info.Name, b.info.Addr, b.info.Size, b.info.AllocatedBy = b.name, fmt.Sprintf("%#x", b.base), int64(len(b.before)), b.raw.AllocatedBy
-		b.info.Changed = !bytes.Equal(b.before, b.after)
-		info.Buffers = append(info.Buffers, b.info)
-		state := "read"
-		if b.info.Changed {
-			state = "written"
-			ln.Outputs = append(ln.Outputs, launch.Output{Param: b.name, Type: b.outType})
-			c.Outputs = append(c.Outputs, fixtures.CaseOutput{Param: b.name, Data: b.after})
-		}
-		parts = append(parts, fmt.Sprintf("%s %s (%s)", b.name, sizeText(len(b.before)), state))
-	}
-	if len(c.Outputs) == 0 {
-		info.Notes = append(info.Notes, "the launch changed none of the recorded memory")
-	}
+	parts := recordBuffers(c, bufs, info)
 	for _, t := range l.TensorMaps {
 		raw, _ := json.Marshal(struct {
 			Offset int       `json:"param_offset"`
@@ -312,6 +207,146 @@ func Convert(rawDir string, l *RawLaunch, proc *Process, sess *Session, o Conver
 		sum += fmt.Sprintf("; %d allocation(s) left out", len(info.LeftOut))
 	}
 	return c, sum, nil
+}
+
+// checkParams checks the driver's parameters against the PTX declarations
+// and the recorded parameter bytes.
+func checkParams(l *RawLaunch, fn *ptx.Function, decls []launch.ParamDecl, pb []byte) error {
+	if len(l.Params) != len(decls) {
+		return fmt.Errorf("the driver reported %d parameters, the PTX of %s declares %d (is the PTX the one the program loaded?)", len(l.Params), fn.Name, len(decls))
+	}
+	for i, p := range l.Params {
+		d := decls[i]
+		if p.Size != d.Size {
+			return fmt.Errorf("param %d: the driver reported %d bytes, the PTX declares %s (%d bytes)", i, p.Size, d.Decl(), d.Size)
+		}
+		if p.Offset+p.Size > len(pb) {
+			return fmt.Errorf("param %d: bytes [%d, %d) but %d parameter bytes were recorded", i, p.Offset, p.Offset+p.Size, len(pb))
+		}
+	}
+	return nil
+}
+
+// readBuffers reads the recorded allocations (before and after the
+// launch), sorted by address and named; the ones left out are noted in
+// info.
+func readBuffers(l *RawLaunch, info *fixtures.CaptureInfo) ([]*buffer, error) {
+	var bufs []*buffer
+	for _, rb := range l.Buffers {
+		base, err := ParseAddr(rb.Base)
+		if err != nil {
+			return nil, err
+		}
+		if rb.LeftOut != "" {
+			info.LeftOut = append(info.LeftOut, fmt.Sprintf("%d bytes at %s: %s", rb.Size, rb.Base, rb.LeftOut))
+			continue
+		}
+		b := &buffer{raw: rb, base: base, param: -1}
+		if b.before, err = os.ReadFile(filepath.Join(l.Dir, rb.Before)); err != nil {
+			return nil, err
+		}
+		if b.after, err = os.ReadFile(filepath.Join(l.Dir, rb.After)); err != nil {
+			return nil, fmt.Errorf("buffer at %s: the memory after the launch was not recorded: %w", rb.Base, err)
+		}
+		if int64(len(b.before)) != rb.Size || len(b.after) != len(b.before) {
+			return nil, fmt.Errorf("buffer at %s: %d bytes recorded before and %d after, want %d", rb.Base, len(b.before), len(b.after), rb.Size)
+		}
+		bufs = append(bufs, b)
+	}
+	sort.Slice(bufs, func(i, j int) bool { return bufs[i].base < bufs[j].base })
+	nameBuffers(bufs, l)
+	return bufs, nil
+}
+
+// launchModel describes the launch: its shape, a parameter per recorded
+// parameter (buffers by their contents before the launch), and the
+// buffers no parameter names at their addresses.
+func launchModel(l *RawLaunch, fn *ptx.Function, decls []launch.ParamDecl, pb []byte, bufs []*buffer, info *fixtures.CaptureInfo) (*launch.Launch, error) {
+	find := func(v uint64) *buffer {
+		for _, b := range bufs {
+			if v >= b.base && v-b.base < uint64(len(b.before)) {
+				return b
+			}
+		}
+		return nil
+	}
+	names := paramNames(l, len(decls))
+	ln := &launch.Launch{Kernel: fn.Name, Grid: launch.Dim3(l.Grid), Block: launch.Dim3(l.Block), SharedMem: l.SharedMem}
+	if c := launch.Dim3(l.Cluster); !c.IsZero() && c != (launch.Dim3{1, 1, 1}) {
+		ln.Cluster = c
+	}
+	var relocated []string
+	for i, rp := range l.Params {
+		d := decls[i]
+		v := pb[rp.Offset : rp.Offset+rp.Size]
+		spec, b, err := paramSpec(d, v, names[i], find)
+		if err != nil {
+			return nil, fmt.Errorf("param %d (%s): %w", i, d.Decl(), err)
+		}
+		p, err := launch.ParseParam(spec)
+		// A launch model without addr= or null: a buffer whose address
+		// reaches the kernel only through this parameter may sit anywhere,
+		// and a NULL pointer is eight zero bytes.
+		if err != nil && b != nil && relocatable(b, l, decls, pb) {
+			spec = fmt.Sprintf("%s=buf:size=%d", b.name, len(b.before))
+			if p, err = launch.ParseParam(spec); err == nil {
+				relocated = append(relocated, b.name)
+			}
+		}
+		if err != nil && strings.HasSuffix(spec, "null") {
+			spec = strings.TrimSuffix(spec, "null") + "bytes:0000000000000000"
+			p, err = launch.ParseParam(spec)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("param %d (%s): %w (this tcsim's launch model cannot describe it yet)", i, d.Decl(), err)
+		}
+		if b != nil {
+			b.param = i
+			b.name = p.Name
+			p.Data = b.before
+			p.Size = len(b.before)
+		}
+		ln.Params = append(ln.Params, p)
+	}
+	for _, b := range bufs {
+		if b.param >= 0 {
+			continue
+		}
+		spec := fmt.Sprintf("%s=buf:size=%d,addr=%#x", b.name, len(b.before), b.base)
+		p, err := launch.ParseParam(spec)
+		if err != nil {
+			return nil, fmt.Errorf("buffer %s: %w", b.name, err)
+		}
+		p.Data = b.before
+		ln.Buffers = append(ln.Buffers, p)
+	}
+	if len(relocated) > 0 {
+		info.Notes = append(info.Notes, fmt.Sprintf("%s placed by the simulator, not at the GPU's addresses: the kernel sees each address only through its own pointer parameter", strings.Join(relocated, ", ")))
+	}
+	return ln, nil
+}
+
+// recordBuffers lists the buffers in info, makes the changed ones the
+// case's outputs (their contents after the launch), and returns a word on
+// each for the summary.
+func recordBuffers(c *fixtures.Case, bufs []*buffer, info *fixtures.CaptureInfo) []string {
+	var parts []string
+	for _, b := range bufs {
+		b.info.Name, b.info.Addr, b.info.Size, b.info.AllocatedBy = b.name, fmt.Sprintf("%#x", b.base), int64(len(b.before)), b.raw.AllocatedBy
+		b.info.Changed = !bytes.Equal(b.before, b.after)
+		info.Buffers = append(info.Buffers, b.info)
+		state := "read"
+		if b.info.Changed {
+			state = "written"
+			c.Launch.Outputs = append(c.Launch.Outputs, launch.Output{Param: b.name, Type: b.outType})
+			c.Outputs = append(c.Outputs, fixtures.CaseOutput{Param: b.name, Data: b.after})
+		}
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", b.name, sizeText(len(b.before)), state))
+	}
+	if len(c.Outputs) == 0 {
+		info.Notes = append(info.Notes, "the launch changed none of the recorded memory")
+	}
+	return parts
 }
 
 func provenance(l *RawLaunch, proc *Process, sess *Session, o ConvertOptions, info *fixtures.CaptureInfo) fixtures.Provenance {

@@ -81,30 +81,10 @@ func (d *Device) Run(name string, ptx []byte, l *launch.Launch, opt RunOptions) 
 		return nil, err
 	}
 	res := &Result{Kernel: kernel.Name, Binding: b}
-
 	// Host-side contents first: bad input files fail before the GPU works.
-	// Slots are the kernel's parameters followed by the extra buffers.
-	slots := b.Slots()
-	contents := make([][]byte, len(slots))
-	for i, p := range slots {
-		if p.Param.Kind == launch.BufferParam {
-			if contents[i], err = p.Param.Contents(); err != nil {
-				return nil, fmt.Errorf("%s: %w", p.Label(), err)
-			}
-		}
-	}
-	placements, err := b.Placements()
+	contents, placements, err := hostContents(b)
 	if err != nil {
 		return nil, err
-	}
-	for _, p := range b.Params {
-		if m := p.Param.TMap; m != nil {
-			j, _ := b.Resolve(m.Buffer)
-			if end := m.End(); end > uint64(len(contents[j])) {
-				return nil, fmt.Errorf("param %s: the tensor map spans bytes [%d, %d) of buffer %s, which has %d bytes",
-					p.Label(), m.Offset, end, slots[j].Label(), len(contents[j]))
-			}
-		}
 	}
 
 	mod, err := d.LoadPTX(name, ptx, opt.JIT)
@@ -121,23 +101,11 @@ func (d *Device) Run(name string, ptx []byte, l *launch.Launch, opt RunOptions) 
 	if res.DriverParamOffsets, res.ParamSizesChecked, err = d.checkParamSizes(fn, b); err != nil {
 		return nil, err
 	}
-
-	if need := l.SharedMem + fn.Attrs.StaticShared; l.SharedMem > 0 && need > defaultDynamicSharedLimit {
-		if limit := d.Info.SharedPerBlockOptin; need > limit {
-			return nil, fmt.Errorf("kernel %s: %d bytes of dynamic shared memory + %d static = %d exceed the device's %d per block",
-				kernel.Name, l.SharedMem, fn.Attrs.StaticShared, need, limit)
-		}
-		if err := fn.SetMaxDynamicSharedMemory(l.SharedMem); err != nil {
-			return nil, err
-		}
-	}
-	if l.Cluster.Count() > 8 {
-		if err := fn.AllowNonPortableClusterSize(); err != nil {
-			return nil, err
-		}
+	if err := d.configure(fn, kernel.Name, l); err != nil {
+		return nil, err
 	}
 
-	bufs := make([]*Buffer, len(slots))
+	bufs := make([]*Buffer, len(b.Slots()))
 	defer func() {
 		for _, buf := range bufs {
 			if buf != nil {
@@ -145,8 +113,84 @@ func (d *Device) Run(name string, ptx []byte, l *launch.Launch, opt RunOptions) 
 			}
 		}
 	}()
-	// Placed buffers first, so that no ordinary allocation takes their
-	// addresses.
+	args, err := d.upload(b, contents, placements, bufs)
+	if err != nil {
+		return nil, err
+	}
+	cfg := LaunchConfig{Grid: l.Grid, Block: l.Block, Cluster: l.Cluster, SharedMem: l.SharedMem, Args: args}
+	if res.Elapsed, err = d.timedLaunch(fn, cfg, kernel.Name); err != nil {
+		return nil, err
+	}
+
+	slots := b.Slots()
+	idx := b.OutputIndices()
+	if opt.AllBuffers {
+		idx = b.BufferIndices()
+	}
+	for _, i := range idx {
+		data, err := bufs[i].Bytes()
+		if err != nil {
+			return nil, fmt.Errorf("reading back %s: %w", slots[i].Label(), err)
+		}
+		res.Outputs = append(res.Outputs, Output{Index: i, Name: slots[i].Name, Data: data})
+	}
+	return res, nil
+}
+
+// hostContents reads every buffer's contents (slots are the kernel's
+// parameters followed by the extra buffers) and the placed buffers, and
+// checks that each tensor map lies inside its buffer.
+func hostContents(b *launch.Binding) (contents [][]byte, placements []launch.Placement, err error) {
+	slots := b.Slots()
+	contents = make([][]byte, len(slots))
+	for i, p := range slots {
+		if p.Param.Kind == launch.BufferParam {
+			if contents[i], err = p.Param.Contents(); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", p.Label(), err)
+			}
+		}
+	}
+	if placements, err = b.Placements(); err != nil {
+		return nil, nil, err
+	}
+	for _, p := range b.Params {
+		if m := p.Param.TMap; m != nil {
+			j, _ := b.Resolve(m.Buffer)
+			if end := m.End(); end > uint64(len(contents[j])) {
+				return nil, nil, fmt.Errorf("param %s: the tensor map spans bytes [%d, %d) of buffer %s, which has %d bytes",
+					p.Label(), m.Offset, end, slots[j].Label(), len(contents[j]))
+			}
+		}
+	}
+	return contents, placements, nil
+}
+
+// configure raises the function's dynamic shared memory limit when the
+// launch asks for more than 48 KB, and allows clusters of more than 8
+// CTAs.
+func (d *Device) configure(fn *Function, kernel string, l *launch.Launch) error {
+	if need := l.SharedMem + fn.Attrs.StaticShared; l.SharedMem > 0 && need > defaultDynamicSharedLimit {
+		if limit := d.Info.SharedPerBlockOptin; need > limit {
+			return fmt.Errorf("kernel %s: %d bytes of dynamic shared memory + %d static = %d exceed the device's %d per block",
+				kernel, l.SharedMem, fn.Attrs.StaticShared, need, limit)
+		}
+		if err := fn.SetMaxDynamicSharedMemory(l.SharedMem); err != nil {
+			return err
+		}
+	}
+	if l.Cluster.Count() > 8 {
+		if err := fn.AllowNonPortableClusterSize(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// upload allocates the buffers into bufs (placed buffers first, so that
+// no ordinary allocation takes their addresses), writes their contents,
+// and returns the kernel's arguments, tensor maps encoded against their
+// buffer's address.
+func (d *Device) upload(b *launch.Binding, contents [][]byte, placements []launch.Placement, bufs []*Buffer) ([][]byte, error) {
 	if len(placements) > 0 {
 		req := make([]Placement, len(placements))
 		for k, pl := range placements {
@@ -161,10 +205,11 @@ func (d *Device) Run(name string, ptx []byte, l *launch.Launch, opt RunOptions) 
 		}
 	}
 	args := make([][]byte, len(b.Params))
-	for i, p := range slots {
+	for i, p := range b.Slots() {
 		switch p.Param.Kind {
 		case launch.BufferParam:
 			if bufs[i] == nil {
+				var err error
 				if bufs[i], err = d.Alloc(len(contents[i])); err != nil {
 					return nil, fmt.Errorf("%s: %w", p.Label(), err)
 				}
@@ -189,50 +234,39 @@ func (d *Device) Run(name string, ptx []byte, l *launch.Launch, opt RunOptions) 
 			args[i] = tm[:]
 		}
 	}
+	return args, nil
+}
 
+// timedLaunch launches fn between two events, waits for it and returns
+// the time between the events. A fault is an *Error naming the kernel.
+func (d *Device) timedLaunch(fn *Function, cfg LaunchConfig, kernel string) (time.Duration, error) {
 	start, err := d.NewEvent()
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer start.Destroy()
 	stop, err := d.NewEvent()
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	defer stop.Destroy()
 	if err := start.Record(); err != nil {
-		return nil, err
+		return 0, err
 	}
-	cfg := LaunchConfig{Grid: l.Grid, Block: l.Block, Cluster: l.Cluster, SharedMem: l.SharedMem, Args: args}
 	if err := fn.Launch(cfg); err != nil {
-		return nil, err
+		return 0, err
 	}
 	if err := stop.Record(); err != nil {
-		return nil, err
+		return 0, err
 	}
 	if err := d.Synchronize(); err != nil {
 		var ce *Error
 		if errors.As(err, &ce) {
-			ce.Kernel = kernel.Name
+			ce.Kernel = kernel
 		}
-		return nil, err
+		return 0, err
 	}
-	if res.Elapsed, err = stop.Since(start); err != nil {
-		return nil, err
-	}
-
-	idx := b.OutputIndices()
-	if opt.AllBuffers {
-		idx = b.BufferIndices()
-	}
-	for _, i := range idx {
-		data, err := bufs[i].Bytes()
-		if err != nil {
-			return nil, fmt.Errorf("reading back %s: %w", slots[i].Label(), err)
-		}
-		res.Outputs = append(res.Outputs, Output{Index: i, Name: slots[i].Name, Data: data})
-	}
-	return res, nil
+	return stop.Since(start)
 }
 
 // checkParamSizes compares the driver's parameter sizes with the PTX

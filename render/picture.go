@@ -78,10 +78,46 @@ func buildScene(g *Grid, o Options) (*scene, *plan, error) {
 	if n := (win.Row1 - win.Row0) * (win.Col1 - win.Col0); n > MaxPictureCells {
 		return nil, nil, fmt.Errorf("%d cells are too many for a picture (the limit is %d): draw a region, or write text or JSON", n, MaxPictureCells)
 	}
-	// Bands: how many owners get their own labelled band.
-	// Rows are as tall as the most owners a banded cell has; cells with
-	// more owners than maxBands get stripes and one label instead.
-	bands := 1
+	pcs, bands, chars := pictureLabels(g, o, win)
+	refs := shortenLabels(g, win, pcs, chars)
+	pl.lab.refs = refs
+
+	s := o.Scale
+	if s <= 0 {
+		s = 2
+		if (win.Col1-win.Col0)*(chars*charW+4)*2 > 4000 {
+			s = 1
+		}
+	}
+	b := &sceneBuilder{sc: &scene{scale: s, title: g.Title}, g: g, pl: pl, win: win, s: s,
+		cw: charW * s, lh: lineH * s, margin: 8 * s}
+	b.cellW = chars*b.cw + 4*s
+	b.cellH = bands * b.lh
+	b.y = b.margin
+	b.header()
+	b.axes()
+	b.cells(pcs)
+	b.panelFrames()
+	b.y = b.y0 + (win.Row1-win.Row0)*b.cellH + b.lh
+	b.widest = max(b.widest, b.x0+(win.Col1-win.Col0)*b.cellW)
+	if !o.NoLegend {
+		b.legend(len(refs) > 0)
+	}
+	for _, e := range refs {
+		b.addLine(b.margin, fmt.Sprintf("*%d (%s,%s): %s", e.Ref, g.RowLabel(e.Pos.Row), g.ColLabel(e.Pos.Col), AppendCompact(nil, e.Cell.Owners)), colHeader)
+	}
+	b.sc.w = max(b.widest, b.x0+(win.Col1-win.Col0)*b.cellW) + b.margin
+	b.sc.h = b.y + b.margin
+	return b.sc, pl, nil
+}
+
+// pictureLabels fits the labels of the window's cells: how many owners
+// get their own labelled band (rows are as tall as the most owners a
+// banded cell has; cells with more owners than maxBands get stripes and
+// one label instead), each cell's labels, and the character width of a
+// cell.
+func pictureLabels(g *Grid, o Options, win Region) (pcs []picCell, bands, chars int) {
+	bands = 1
 	for r := win.Row0; r < win.Row1; r++ {
 		for c := win.Col0; c < win.Col1; c++ {
 			if n := len(g.Cells[r*g.Cols+c].Owners); n <= maxBands {
@@ -89,10 +125,8 @@ func buildScene(g *Grid, o Options) (*scene, *plan, error) {
 			}
 		}
 	}
-	// Labels and the character width of a cell.
-	nw := (win.Row1 - win.Row0) * (win.Col1 - win.Col0)
-	pcs := make([]picCell, nw)
-	chars := 1
+	pcs = make([]picCell, (win.Row1-win.Row0)*(win.Col1-win.Col0))
+	chars = 1
 	if o.CellWidth > 0 {
 		chars = o.CellWidth
 	}
@@ -133,9 +167,15 @@ func buildScene(g *Grid, o Options) (*scene, *plan, error) {
 	for c := win.Col0; c < win.Col1; c++ {
 		chars = max(chars, len(g.ColLabel(c)))
 	}
-	// Shorten what does not fit.
+	return pcs, bands, chars
+}
+
+// shortenLabels cuts the labels that do not fit chars characters; a
+// compact owner list that does not fit becomes a reference *N into the
+// legend, which it returns.
+func shortenLabels(g *Grid, win Region, pcs []picCell, chars int) []legendEntry {
 	var refs []legendEntry
-	i = 0
+	i := 0
 	for r := win.Row0; r < win.Row1; r++ {
 		for c := win.Col0; c < win.Col1; c++ {
 			pc := &pcs[i]
@@ -156,68 +196,79 @@ func buildScene(g *Grid, o Options) (*scene, *plan, error) {
 			}
 		}
 	}
-	pl.lab.refs = refs
+	return refs
+}
 
-	s := o.Scale
-	if s <= 0 {
-		s = 2
-		if (win.Col1-win.Col0)*(chars*charW+4)*2 > 4000 {
-			s = 1
-		}
-	}
-	sc := &scene{scale: s, title: g.Title}
-	cw, lh := charW*s, lineH*s
-	margin := 8 * s
-	cellW := chars*cw + 4*s
-	cellH := bands * lh
-	rowLabW := len(g.Corner)
-	for r := win.Row0; r < win.Row1; r++ {
-		rowLabW = max(rowLabW, len(g.RowLabel(r)))
-	}
-	y := margin
-	widest := 0
-	addLine := func(x int, text string, col color.RGBA) {
-		sc.texts = append(sc.texts, textItem{x: x, y: y + 2*s, s: text, col: col, scale: s})
-		widest = max(widest, x+len([]rune(text))*cw)
-		y += lh
-	}
+// sceneBuilder lays a picture out from the top down: y is the next line,
+// widest the right edge so far; x0, y0 are the grid's top-left corner.
+type sceneBuilder struct {
+	sc                *scene
+	g                 *Grid
+	pl                *plan
+	win               Region
+	s, cw, lh, margin int
+	cellW, cellH      int
+	x0, y0, y, widest int
+}
+
+// addLine puts a line of text at x on the next line.
+func (b *sceneBuilder) addLine(x int, text string, col color.RGBA) {
+	b.sc.texts = append(b.sc.texts, textItem{x: x, y: b.y + 2*b.s, s: text, col: col, scale: b.s})
+	b.widest = max(b.widest, x+len([]rune(text))*b.cw)
+	b.y += b.lh
+}
+
+// header draws the title, the notes and the window line.
+func (b *sceneBuilder) header() {
+	g, win := b.g, b.win
 	if g.Title != "" {
-		addLine(margin, g.Title, colBlack)
+		b.addLine(b.margin, g.Title, colBlack)
 	}
 	for _, n := range g.Notes {
 		for i, l := range wrapText(n, NoteWidth) {
 			if i > 0 {
 				l = "  " + l
 			}
-			addLine(margin, l, colHeader)
+			b.addLine(b.margin, l, colHeader)
 		}
 	}
 	if !win.Whole(g) {
-		addLine(margin, fmt.Sprintf("showing rows %d..%d of %d, cols %d..%d of %d",
+		b.addLine(b.margin, fmt.Sprintf("showing rows %d..%d of %d, cols %d..%d of %d",
 			win.Row0, win.Row1-1, g.Rows, win.Col0, win.Col1-1, g.Cols), colHeader)
 	}
-	y += s * 4
-	x0 := margin + rowLabW*cw + 4*s
-	// Column headers.
+	b.y += b.s * 4
+}
+
+// axes draws the corner, the column headers and the row labels, and sets
+// the grid's corner (x0, y0).
+func (b *sceneBuilder) axes() {
+	g, win, s, cw, lh := b.g, b.win, b.s, b.cw, b.lh
+	rowLabW := len(g.Corner)
+	for r := win.Row0; r < win.Row1; r++ {
+		rowLabW = max(rowLabW, len(g.RowLabel(r)))
+	}
+	b.x0 = b.margin + rowLabW*cw + 4*s
 	if g.Corner != "" {
-		sc.texts = append(sc.texts, textItem{x: margin, y: y + 2*s, s: g.Corner, col: colHeader, scale: s})
+		b.sc.texts = append(b.sc.texts, textItem{x: b.margin, y: b.y + 2*s, s: g.Corner, col: colHeader, scale: s})
 	}
 	for c := win.Col0; c < win.Col1; c++ {
 		l := g.ColLabel(c)
-		x := x0 + (c-win.Col0)*cellW + (cellW-len(l)*cw)/2
-		sc.texts = append(sc.texts, textItem{x: x, y: y + 2*s, s: l, col: colHeader, scale: s})
+		x := b.x0 + (c-win.Col0)*b.cellW + (b.cellW-len(l)*cw)/2
+		b.sc.texts = append(b.sc.texts, textItem{x: x, y: b.y + 2*s, s: l, col: colHeader, scale: s})
 	}
-	y += lh
-	y0 := y
-	gridW := (win.Col1 - win.Col0) * cellW
-	gridH := (win.Row1 - win.Row0) * cellH
+	b.y += lh
+	b.y0 = b.y
 	for r := win.Row0; r < win.Row1; r++ {
 		l := g.RowLabel(r)
-		yy := y0 + (r-win.Row0)*cellH + (cellH-lh)/2
-		sc.texts = append(sc.texts, textItem{x: x0 - 4*s - len(l)*cw, y: yy + 2*s, s: l, col: colHeader, scale: s})
+		yy := b.y0 + (r-win.Row0)*b.cellH + (b.cellH-lh)/2
+		b.sc.texts = append(b.sc.texts, textItem{x: b.x0 - 4*s - len(l)*cw, y: yy + 2*s, s: l, col: colHeader, scale: s})
 	}
-	// Cells.
-	i = 0
+}
+
+// cells draws every cell of the window.
+func (b *sceneBuilder) cells(pcs []picCell) {
+	g, win := b.g, b.win
+	i := 0
 	for r := win.Row0; r < win.Row1; r++ {
 		for c := win.Col0; c < win.Col1; c++ {
 			pc := &pcs[i]
@@ -226,11 +277,15 @@ func buildScene(g *Grid, o Options) (*scene, *plan, error) {
 				continue
 			}
 			cell := &g.Cells[r*g.Cols+c]
-			x, yy := x0+(c-win.Col0)*cellW, y0+(r-win.Row0)*cellH
-			sc.cells = append(sc.cells, cellScene(g, pl, cell, pc, x, yy, cellW, cellH, s))
+			x, yy := b.x0+(c-win.Col0)*b.cellW, b.y0+(r-win.Row0)*b.cellH
+			b.sc.cells = append(b.sc.cells, cellScene(g, b.pl, cell, pc, x, yy, b.cellW, b.cellH, b.s))
 		}
 	}
-	// Panel frames and names.
+}
+
+// panelFrames frames each panel in the window and names it.
+func (b *sceneBuilder) panelFrames() {
+	g, win, s := b.g, b.win, b.s
 	for pi := range g.Panels {
 		p := &g.Panels[pi]
 		r0, r1 := max(p.Row0, win.Row0), min(p.Row0+p.Rows, win.Row1)
@@ -238,56 +293,51 @@ func buildScene(g *Grid, o Options) (*scene, *plan, error) {
 		if r0 >= r1 || c0 >= c1 {
 			continue
 		}
-		fx, fy := x0+(c0-win.Col0)*cellW, y0+(r0-win.Row0)*cellH
-		sc.frames = append(sc.frames, rectItem{x: fx, y: fy, w: (c1 - c0) * cellW, h: (r1 - r0) * cellH, noFill: true, stroke: colBlack, sw: s})
+		fx, fy := b.x0+(c0-win.Col0)*b.cellW, b.y0+(r0-win.Row0)*b.cellH
+		b.sc.frames = append(b.sc.frames, rectItem{x: fx, y: fy, w: (c1 - c0) * b.cellW, h: (r1 - r0) * b.cellH, noFill: true, stroke: colBlack, sw: s})
 		if p.Name != "" && len(g.Panels) > 1 {
 			// Name the operand in the blank row above it (or, for a panel
 			// on the top row, in the blank column to its left).
-			tx, ty := fx+2*s, fy-lh
+			tx, ty := fx+2*s, fy-b.lh
 			if r0 == 0 {
-				tx, ty = fx-cw-2*s, fy
+				tx, ty = fx-b.cw-2*s, fy
 			}
-			sc.texts = append(sc.texts, textItem{x: tx, y: ty + 2*s, s: p.Name, col: colBlack, scale: s})
+			b.sc.texts = append(b.sc.texts, textItem{x: tx, y: ty + 2*s, s: p.Name, col: colBlack, scale: s})
 		}
 	}
-	y = y0 + gridH + lh
-	widest = max(widest, x0+gridW)
-	// Legend: colour key, references, coverage.
-	if !o.NoLegend {
-		seen := map[ColorBy]bool{}
-		for _, scm := range pl.scheme {
-			if seen[scm] || scm == ColorNone {
-				continue
+}
+
+// legend draws the colour keys, the coverage line and (refs) the heading
+// of the references.
+func (b *sceneBuilder) legend(refs bool) {
+	g, s, cw, lh := b.g, b.s, b.cw, b.lh
+	seen := map[ColorBy]bool{}
+	for _, scm := range b.pl.scheme {
+		if seen[scm] || scm == ColorNone {
+			continue
+		}
+		seen[scm] = true
+		b.addLine(b.margin, legendText(scm, g)+":", colBlack)
+		x := b.margin
+		for k := 0; k < modulus(scm); k++ {
+			lab := legendPrefix(scm) + strconv.Itoa(k)
+			w := (len(lab)+1)*cw + 2*s
+			if x+w > max(b.widest, 60*cw) {
+				x = b.margin
+				b.y += lh + 2*s
 			}
-			seen[scm] = true
-			addLine(margin, legendText(scm, g)+":", colBlack)
-			x := margin
-			for k := 0; k < modulus(scm); k++ {
-				lab := legendPrefix(scm) + strconv.Itoa(k)
-				w := (len(lab)+1)*cw + 2*s
-				if x+w > max(widest, 60*cw) {
-					x = margin
-					y += lh + 2*s
-				}
-				sc.rects = append(sc.rects, rectItem{x: x, y: y, w: w, h: lh, fill: Palette[k].RGBA(), stroke: colGrid, sw: 1})
-				sc.texts = append(sc.texts, textItem{x: x + cw/2 + s, y: y + 2*s, s: lab, col: colBlack, scale: s})
-				x += w + 2*s
-			}
-			y += lh + 6*s
+			b.sc.rects = append(b.sc.rects, rectItem{x: x, y: b.y, w: w, h: lh, fill: Palette[k].RGBA(), stroke: colGrid, sw: 1})
+			b.sc.texts = append(b.sc.texts, textItem{x: x + cw/2 + s, y: b.y + 2*s, s: lab, col: colBlack, scale: s})
+			x += w + 2*s
 		}
-		if cov := coverageLine(g); cov != "" {
-			addLine(margin, cov, colHeader)
-		}
-		if len(refs) > 0 {
-			addLine(margin, "owners of cells marked *N (Ta-bVv = threads a..b hold value v):", colBlack)
-		}
+		b.y += lh + 6*s
 	}
-	for _, e := range refs {
-		addLine(margin, fmt.Sprintf("*%d (%s,%s): %s", e.Ref, g.RowLabel(e.Pos.Row), g.ColLabel(e.Pos.Col), AppendCompact(nil, e.Cell.Owners)), colHeader)
+	if cov := coverageLine(g); cov != "" {
+		b.addLine(b.margin, cov, colHeader)
 	}
-	sc.w = max(widest, x0+gridW) + margin
-	sc.h = y + margin
-	return sc, pl, nil
+	if refs {
+		b.addLine(b.margin, "owners of cells marked *N (Ta-bVv = threads a..b hold value v):", colBlack)
+	}
 }
 
 // cellScene draws one cell: bands for a few owners, stripes for many, a

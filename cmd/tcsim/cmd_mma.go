@@ -121,96 +121,15 @@ func (o *mmaOpts) setFlags() map[string]bool {
 
 func runMMA(e *env, opts any, args []string) error {
 	o := opts.(*mmaOpts)
-	if len(args) > 0 {
-		return usagef("unexpected argument %q (operands are given with --a, --b, --c)", args[0])
-	}
-	if o.inst == "" {
-		return usagef("--inst is required, e.g. --inst wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16")
-	}
-	if o.a == "" || o.b == "" {
-		return usagef("--a and --b are required")
-	}
-	if o.out == "" && o.explain == "" {
-		return usagef("--out is required (or use --explain ROW,COL)")
-	}
-	if o.batch < 1 {
-		return usagef("--batch must be at least 1")
-	}
-	set := o.setFlags()
-	isTC := strings.HasPrefix(strings.TrimSpace(o.inst), "tcgen05")
-	if !isTC {
-		for _, f := range append([]string{"idesc", "scale-a", "scale-b", "scale-input-d"}, tcgen05Flags...) {
-			if set[f] {
-				return usagef("--%s is for tcgen05.mma instructions; %s takes its shape and types from its name", f, o.inst)
-			}
-		}
-	}
-	if o.idesc != "" {
-		for _, f := range tcgen05Flags {
-			if set[f] {
-				return usagef("--idesc gives M, N, the types, negation, saturation and the scale type; drop --%s (or drop --idesc)", f)
-			}
-		}
-		v, err := strconv.ParseUint(strings.TrimSpace(o.idesc), 0, 64)
-		if err != nil {
-			return usagef("--idesc %q: want a 32-bit number such as 0x08400490", o.idesc)
-		}
-		w, note, _ := idescWord(v) // a 64-bit value is CUTLASS's runtime form, as in tcsim desc
-		if note != "" {
-			fmt.Fprintf(e.stderr, "--idesc: %s\n", note)
-		}
-		o.tc.IDesc, o.tc.HasIDesc = w, true
-	}
-	in, err := datapath.ParseInst(o.inst, o.tc)
+	in, err := o.resolve(e, args)
 	if err != nil {
-		return usagef("%v", err)
+		return err
 	}
-	if in.Block == nil && (o.sfa != "" || o.sfb != "") {
-		return usagef("--scale-a and --scale-b are for the block-scaled kinds (kind::mxf8f6f4, mxf4, mxf4nvf4 with .block_scale)")
-	}
-	if in.Block != nil && (o.sfa == "" || o.sfb == "") {
-		return usagef("kind::%s needs --scale-a and --scale-b: one .%s byte per %d elements of K, %d per row of A (%d bytes) and per column of B (%d bytes) per problem",
-			in.Kind, in.Scale.Name, in.BlockSize, in.ScalesPerRow(), in.M*in.ScalesPerRow(), in.N*in.ScalesPerRow())
+	ops, err := o.readOperands(in)
+	if err != nil {
+		return err
 	}
 	M, N, K, T := in.M, in.N, in.K, o.batch
-	a, err := datapath.ReadOperand(o.a, in.A, T*M*K)
-	if err != nil {
-		return shapeHint(err, "A", in.M, in.K, T)
-	}
-	b, err := datapath.ReadOperand(o.b, in.B, T*N*K)
-	if err != nil {
-		return shapeHint(err, "B", in.N, in.K, T)
-	}
-	c := make([]uint64, T*M*N)
-	if o.c != "" {
-		if c, err = datapath.ReadOperand(o.c, in.C, T*M*N); err != nil {
-			return shapeHint(err, "C", in.M, in.N, T)
-		}
-	}
-	var sfa, sfb []uint64
-	spr := in.ScalesPerRow()
-	if in.Block != nil {
-		if sfa, err = datapath.ReadOperand(o.sfa, in.Scale, T*M*spr); err != nil {
-			return scaleHint(err, "A", "rows", in, T)
-		}
-		if sfb, err = datapath.ReadOperand(o.sfb, in.Scale, T*N*spr); err != nil {
-			return scaleHint(err, "B", "columns", in, T)
-		}
-	}
-	if in.Family == datapath.FamilyTcgen05 {
-		for _, x := range []struct {
-			f    *numfmt.Format
-			v    []uint64
-			what string
-		}{{in.A, a, o.a + ": A"}, {in.B, b, o.b + ": B"}, {in.Scale, sfa, o.sfa + ": scale factor"}, {in.Scale, sfb, o.sfb + ": scale factor"}} {
-			if x.f == nil {
-				continue
-			}
-			if err := datapath.CheckElems(x.f, x.v, x.what); err != nil {
-				return err
-			}
-		}
-	}
 	scales := ""
 	if in.Block != nil {
 		scales = fmt.Sprintf(", .%s scale factors per %d elements of K (.scale_vec::%s)", in.Scale.Name, in.BlockSize, in.ScaleVec)
@@ -222,13 +141,125 @@ func runMMA(e *env, opts any, args []string) error {
 	}
 
 	if o.explain != "" {
-		if err := explainMMA(e, o, in, a, b, c, sfa, sfb); err != nil {
+		if err := explainMMA(e, o, in, ops.a, ops.b, ops.c, ops.sfa, ops.sfb); err != nil {
 			return err
 		}
 	}
 	if o.out == "" {
 		return nil
 	}
+	return o.writeOut(e, in, mmaCompute(in, T, ops))
+}
+
+// resolve checks the flags and resolves the instruction.
+func (o *mmaOpts) resolve(e *env, args []string) (datapath.Inst, error) {
+	if len(args) > 0 {
+		return datapath.Inst{}, usagef("unexpected argument %q (operands are given with --a, --b, --c)", args[0])
+	}
+	if o.inst == "" {
+		return datapath.Inst{}, usagef("--inst is required, e.g. --inst wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16")
+	}
+	if o.a == "" || o.b == "" {
+		return datapath.Inst{}, usagef("--a and --b are required")
+	}
+	if o.out == "" && o.explain == "" {
+		return datapath.Inst{}, usagef("--out is required (or use --explain ROW,COL)")
+	}
+	if o.batch < 1 {
+		return datapath.Inst{}, usagef("--batch must be at least 1")
+	}
+	set := o.setFlags()
+	isTC := strings.HasPrefix(strings.TrimSpace(o.inst), "tcgen05")
+	if !isTC {
+		for _, f := range append([]string{"idesc", "scale-a", "scale-b", "scale-input-d"}, tcgen05Flags...) {
+			if set[f] {
+				return datapath.Inst{}, usagef("--%s is for tcgen05.mma instructions; %s takes its shape and types from its name", f, o.inst)
+			}
+		}
+	}
+	if o.idesc != "" {
+		for _, f := range tcgen05Flags {
+			if set[f] {
+				return datapath.Inst{}, usagef("--idesc gives M, N, the types, negation, saturation and the scale type; drop --%s (or drop --idesc)", f)
+			}
+		}
+		v, err := strconv.ParseUint(strings.TrimSpace(o.idesc), 0, 64)
+		if err != nil {
+			return datapath.Inst{}, usagef("--idesc %q: want a 32-bit number such as 0x08400490", o.idesc)
+		}
+		w, note, _ := idescWord(v) // a 64-bit value is CUTLASS's runtime form, as in tcsim desc
+		if note != "" {
+			fmt.Fprintf(e.stderr, "--idesc: %s\n", note)
+		}
+		o.tc.IDesc, o.tc.HasIDesc = w, true
+	}
+	in, err := datapath.ParseInst(o.inst, o.tc)
+	if err != nil {
+		return in, usagef("%v", err)
+	}
+	if in.Block == nil && (o.sfa != "" || o.sfb != "") {
+		return in, usagef("--scale-a and --scale-b are for the block-scaled kinds (kind::mxf8f6f4, mxf4, mxf4nvf4 with .block_scale)")
+	}
+	if in.Block != nil && (o.sfa == "" || o.sfb == "") {
+		return in, usagef("kind::%s needs --scale-a and --scale-b: one .%s byte per %d elements of K, %d per row of A (%d bytes) and per column of B (%d bytes) per problem",
+			in.Kind, in.Scale.Name, in.BlockSize, in.ScalesPerRow(), in.M*in.ScalesPerRow(), in.N*in.ScalesPerRow())
+	}
+	return in, nil
+}
+
+// mmaOperands are the operands of a batch of problems.
+type mmaOperands struct {
+	a, b, c  []uint64
+	sfa, sfb []uint64 // block-scaled kinds: the scale factors
+}
+
+// readOperands reads A, B, C and the scale factors of the batch, with
+// hints about the shapes they must have.
+func (o *mmaOpts) readOperands(in datapath.Inst) (ops mmaOperands, err error) {
+	M, N, K, T := in.M, in.N, in.K, o.batch
+	if ops.a, err = datapath.ReadOperand(o.a, in.A, T*M*K); err != nil {
+		return ops, shapeHint(err, "A", in.M, in.K, T)
+	}
+	if ops.b, err = datapath.ReadOperand(o.b, in.B, T*N*K); err != nil {
+		return ops, shapeHint(err, "B", in.N, in.K, T)
+	}
+	ops.c = make([]uint64, T*M*N)
+	if o.c != "" {
+		if ops.c, err = datapath.ReadOperand(o.c, in.C, T*M*N); err != nil {
+			return ops, shapeHint(err, "C", in.M, in.N, T)
+		}
+	}
+	spr := in.ScalesPerRow()
+	if in.Block != nil {
+		if ops.sfa, err = datapath.ReadOperand(o.sfa, in.Scale, T*M*spr); err != nil {
+			return ops, scaleHint(err, "A", "rows", in, T)
+		}
+		if ops.sfb, err = datapath.ReadOperand(o.sfb, in.Scale, T*N*spr); err != nil {
+			return ops, scaleHint(err, "B", "columns", in, T)
+		}
+	}
+	if in.Family == datapath.FamilyTcgen05 {
+		for _, x := range []struct {
+			f    *numfmt.Format
+			v    []uint64
+			what string
+		}{{in.A, ops.a, o.a + ": A"}, {in.B, ops.b, o.b + ": B"}, {in.Scale, ops.sfa, o.sfa + ": scale factor"}, {in.Scale, ops.sfb, o.sfb + ": scale factor"}} {
+			if x.f == nil {
+				continue
+			}
+			if err := datapath.CheckElems(x.f, x.v, x.what); err != nil {
+				return ops, err
+			}
+		}
+	}
+	return ops, nil
+}
+
+// mmaCompute computes D for each of the T problems.
+func mmaCompute(in datapath.Inst, T int, ops mmaOperands) []uint64 {
+	M, N, K := in.M, in.N, in.K
+	spr := in.ScalesPerRow()
+	a, b, c, sfa, sfb := ops.a, ops.b, ops.c, ops.sfa, ops.sfb
 	d := make([]uint64, 0, T*M*N)
 	for p := 0; p < T; p++ {
 		pa, pb, pc := a[p*M*K:(p+1)*M*K], b[p*N*K:(p+1)*N*K], c[p*M*N:(p+1)*M*N]
@@ -247,6 +278,12 @@ func runMMA(e *env, opts any, args []string) error {
 			}
 		}
 	}
+	return d
+}
+
+// writeOut writes D to --out (.npy, or raw elements).
+func (o *mmaOpts) writeOut(e *env, in datapath.Inst, d []uint64) error {
+	M, N, T := in.M, in.N, o.batch
 	var out []byte
 	if strings.HasSuffix(strings.ToLower(o.out), ".npy") {
 		var buf bytes.Buffer

@@ -43,19 +43,28 @@ type mmaJob struct {
 	pass  int    // a, b: the code byte; d: 0 rows, 1 columns
 }
 
+// mmaProbe is the probe of one mma.sync shape: its atoms and its jobs.
+type mmaProbe struct {
+	s       mmaShape
+	a, b, d catalog.Atom
+	jobs    []mmaJob
+}
+
+const mmaJoint = "mma.sync keeps every operand in registers: a relabelling of m, n or k applied to all three fragments " +
+	"is invisible to any probe (and harmless), so A, B and D are verified jointly, each assuming the other two"
+
 func mmaCase(s mmaShape) *Case {
-	a, b, d := mustAtom(s.a), mustAtom(s.b), mustAtom(s.d)
-	var jobs []mmaJob
+	pr := &mmaProbe{s: s, a: mustAtom(s.a), b: mustAtom(s.b), d: mustAtom(s.d)}
 	if s.checkAandB {
 		for kb := 0; kb < s.k/8; kb++ {
-			jobs = append(jobs, mmaJob{"a", kb, 0}, mmaJob{"a", kb, 1})
+			pr.jobs = append(pr.jobs, mmaJob{"a", kb, 0}, mmaJob{"a", kb, 1})
 		}
 		for mb := 0; mb < (s.k+15)/16; mb++ {
-			jobs = append(jobs, mmaJob{"b", mb, 0}, mmaJob{"b", mb, 1})
+			pr.jobs = append(pr.jobs, mmaJob{"b", mb, 0}, mmaJob{"b", mb, 1})
 		}
 	}
-	jobs = append(jobs, mmaJob{"d", 0, 0}, mmaJob{"d", 0, 1})
-	k := &mmaKernel{name: s.name, shape: s, op: s.op, acc: s.acc, aRegs: s.aRegs, bRegs: s.bRegs, jobs: len(jobs),
+	pr.jobs = append(pr.jobs, mmaJob{"d", 0, 0}, mmaJob{"d", 0, 1})
+	k := &mmaKernel{name: s.name, shape: s, op: s.op, acc: s.acc, aRegs: s.aRegs, bRegs: s.bRegs, jobs: len(pr.jobs),
 		comment: []string{
 			s.op + ", one warp per CTA.",
 			"A probe (CTA pairs 'a'): A register values are code(t,v) = t*V + v (low byte,",
@@ -65,8 +74,20 @@ func mmaCase(s mmaShape) *Case {
 			"then A = 1 and B(n,k) = n, so D = K*m, then K*n. Each lane stores its raw D",
 			"registers at 16*lane.",
 		}}
-	in := make([]byte, 0, len(jobs)*mmaInRec)
-	for _, j := range jobs {
+	c := &Case{Name: s.name, Title: s.op, Arch: "sm_80", PTX: k.ptx(), Threads: 32, Jobs: len(pr.jobs),
+		InRec: mmaInRec, OutRec: mmaOutRec, In: pr.input(), spec: k}
+	if s.checkAandB {
+		c.Checks = append(c.Checks, pr.checkA(), pr.checkB())
+	}
+	c.Checks = append(c.Checks, pr.checkD())
+	return c
+}
+
+// input is the jobs' input records: the A and B registers of every lane.
+func (pr *mmaProbe) input() []byte {
+	s, a, b := pr.s, pr.a, pr.b
+	in := make([]byte, 0, len(pr.jobs)*mmaInRec)
+	for _, j := range pr.jobs {
 		var ar, br [][4]uint32
 		one := func(int, int) int { return 1 }
 		switch j.kind {
@@ -95,130 +116,152 @@ func mmaCase(s mmaShape) *Case {
 		}
 		in = append(in, rec...)
 	}
-	c := &Case{Name: s.name, Title: s.op, Arch: "sm_80", PTX: k.ptx(), Threads: 32, Jobs: len(jobs),
-		InRec: mmaInRec, OutRec: mmaOutRec, In: in, spec: k}
-	find := func(kind string, block, pass int) int {
-		for i, j := range jobs {
-			if j == (mmaJob{kind, block, pass}) {
-				return i
+	return in
+}
+
+// find is the index of a job.
+func (pr *mmaProbe) find(kind string, block, pass int) int {
+	for i, j := range pr.jobs {
+		if j == (mmaJob{kind, block, pass}) {
+			return i
+		}
+	}
+	panic("probe: no such mma job")
+}
+
+// value decodes value v of lane t's accumulator in job.
+func (pr *mmaProbe) value(out []byte, job, t, v int) (int, error) {
+	d := pr.d
+	raw := unpack(pr.s.acc, le32(out, job*mmaOutRec+16*t+4*(v/d.ValsPerReg)), v%d.ValsPerReg)
+	x, err := pr.s.acc.decode(raw)
+	if err != nil {
+		return 0, fmt.Errorf("CTA %d, lane %d, value %d: %w", job, t, v, err)
+	}
+	return x, nil
+}
+
+// code is the code of a cell from its low-byte and high-byte jobs, or -1
+// when D holds no code there.
+func (pr *mmaProbe) code(out []byte, lo, hi, t, v int) (int, error) {
+	l, err := pr.value(out, lo, t, v)
+	if err != nil {
+		return 0, err
+	}
+	h, err := pr.value(out, hi, t, v)
+	if err != nil {
+		return 0, err
+	}
+	if l < 0 || l > 255 || h < 0 || h > 255 {
+		return -1, nil
+	}
+	return l | h<<8, nil
+}
+
+func (pr *mmaProbe) size(out []byte) error {
+	if len(out) != len(pr.jobs)*mmaOutRec {
+		return fmt.Errorf("output has %d bytes, want %d", len(out), len(pr.jobs)*mmaOutRec)
+	}
+	return nil
+}
+
+// codes walks D of the A or B probe (op "a" or "b") for each of its K
+// blocks, handing visit the block, each cell (m, n) and the code there
+// (-1 when D holds no code); it stops at the first error.
+func (pr *mmaProbe) codes(out []byte, op string, blocks int, visit func(kb, m, n, c int) error) error {
+	d := pr.d
+	for kb := 0; kb < blocks; kb++ {
+		lo, hi := pr.find(op, kb, 0), pr.find(op, kb, 1)
+		for t := 0; t < 32; t++ {
+			for v := 0; v < d.Values(); v++ {
+				c, err := pr.code(out, lo, hi, t, v)
+				if err != nil {
+					return err
+				}
+				m, n := coord(d, t, v)
+				if err := visit(kb, m, n, c); err != nil {
+					return err
+				}
 			}
 		}
-		panic("probe: no such mma job")
 	}
-	// value decodes value v of lane t's accumulator in job.
-	value := func(out []byte, job, t, v int) (int, error) {
-		raw := unpack(s.acc, le32(out, job*mmaOutRec+16*t+4*(v/d.ValsPerReg)), v%d.ValsPerReg)
-		x, err := s.acc.decode(raw)
-		if err != nil {
-			return 0, fmt.Errorf("CTA %d, lane %d, value %d: %w", job, t, v, err)
-		}
-		return x, nil
-	}
-	code := func(out []byte, lo, hi, t, v int) (int, error) {
-		l, err := value(out, lo, t, v)
-		if err != nil {
-			return 0, err
-		}
-		h, err := value(out, hi, t, v)
-		if err != nil {
-			return 0, err
-		}
-		if l < 0 || l > 255 || h < 0 || h > 255 {
-			return -1, nil
-		}
-		return l | h<<8, nil
-	}
-	size := func(out []byte) error {
-		if len(out) != len(jobs)*mmaOutRec {
-			return fmt.Errorf("output has %d bytes, want %d", len(out), len(jobs)*mmaOutRec)
-		}
-		return nil
-	}
-	// codes walks D of the A or B probe (op "a" or "b") for each of its K
-	// blocks, handing visit the block, each cell (m, n) and the code there
-	// (-1 when D holds no code); it stops at the first error.
-	codes := func(out []byte, op string, blocks int, visit func(kb, m, n, c int) error) error {
-		for kb := 0; kb < blocks; kb++ {
-			lo, hi := find(op, kb, 0), find(op, kb, 1)
-			for t := 0; t < 32; t++ {
-				for v := 0; v < d.Values(); v++ {
-					c, err := code(out, lo, hi, t, v)
-					if err != nil {
-						return err
-					}
-					m, n := coord(d, t, v)
-					if err := visit(kb, m, n, c); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		return nil
-	}
-	const joint = "mma.sync keeps every operand in registers: a relabelling of m, n or k applied to all three fragments " +
-		"is invisible to any probe (and harmless), so A, B and D are verified jointly, each assuming the other two"
-	if s.checkAandB {
-		c.Checks = append(c.Checks, Check{Atom: a.Name, Case: s.name,
-			How: "A registers hold code(thread, value), B = identity per 8-wide K block: D(m, n) names the (thread, value) at A(m, 8j+n)", Caveat: joint,
-			decode: func(out []byte) Outcome {
-				if err := size(out); err != nil {
-					return failed(err)
-				}
-				obs := newTV(a)
-				err := codes(out, "a", s.k/8, func(kb, m, n, c int) error {
-					if c < 0 || c >= 32*a.Values() {
-						return fmt.Errorf("K block %d: D(%d,%d) is not a code", kb, m, n)
-					}
-					obs.put(c/a.Values(), c%a.Values(), seen{m + 16*(8*kb+n), ""})
-					return nil
-				})
-				if err != nil {
-					return failed(err)
-				}
-				return obs.compare()
-			}})
-		c.Checks = append(c.Checks, Check{Atom: b.Name, Case: s.name,
-			How: "B registers hold code(thread, value), A = identity per 16-row K block: D(m, n) names the (thread, value) at B(n, 16j+m)", Caveat: joint,
-			decode: func(out []byte) Outcome {
-				if err := size(out); err != nil {
-					return failed(err)
-				}
-				obs := newTV(b)
-				err := codes(out, "b", (s.k+15)/16, func(mb, m, n, c int) error {
-					kk := 16*mb + m
-					if kk >= s.k {
-						if c != 0 {
-							return fmt.Errorf("D(%d,%d) = %d: rows of D past K must be 0 (A is the identity)", m, n, c)
-						}
-						return nil
-					}
-					if c < 0 || c >= 32*b.Values() {
-						return fmt.Errorf("K block %d: D(%d,%d) is not a code", mb, m, n)
-					}
-					obs.put(c/b.Values(), c%b.Values(), seen{n + 8*kk, ""})
-					return nil
-				})
-				if err != nil {
-					return failed(err)
-				}
-				return obs.compare()
-			}})
-	}
-	c.Checks = append(c.Checks, Check{Atom: d.Name, Case: s.name,
-		How: "D = K*m, then K*n (A rows = m, B columns = n, both loaded with the catalog's fragments)", Caveat: joint,
+	return nil
+}
+
+// checkA checks the A fragment: D(m, n) names the (thread, value) of A at
+// (m, 8j+n).
+func (pr *mmaProbe) checkA() Check {
+	a, s := pr.a, pr.s
+	return Check{Atom: a.Name, Case: s.name,
+		How: "A registers hold code(thread, value), B = identity per 8-wide K block: D(m, n) names the (thread, value) at A(m, 8j+n)", Caveat: mmaJoint,
 		decode: func(out []byte) Outcome {
-			if err := size(out); err != nil {
+			if err := pr.size(out); err != nil {
+				return failed(err)
+			}
+			obs := newTV(a)
+			err := pr.codes(out, "a", s.k/8, func(kb, m, n, c int) error {
+				if c < 0 || c >= 32*a.Values() {
+					return fmt.Errorf("K block %d: D(%d,%d) is not a code", kb, m, n)
+				}
+				obs.put(c/a.Values(), c%a.Values(), seen{m + 16*(8*kb+n), ""})
+				return nil
+			})
+			if err != nil {
+				return failed(err)
+			}
+			return obs.compare()
+		}}
+}
+
+// checkB checks the B fragment: D(m, n) names the (thread, value) of B at
+// (n, 16j+m).
+func (pr *mmaProbe) checkB() Check {
+	b, s := pr.b, pr.s
+	return Check{Atom: b.Name, Case: s.name,
+		How: "B registers hold code(thread, value), A = identity per 16-row K block: D(m, n) names the (thread, value) at B(n, 16j+m)", Caveat: mmaJoint,
+		decode: func(out []byte) Outcome {
+			if err := pr.size(out); err != nil {
+				return failed(err)
+			}
+			obs := newTV(b)
+			err := pr.codes(out, "b", (s.k+15)/16, func(mb, m, n, c int) error {
+				kk := 16*mb + m
+				if kk >= s.k {
+					if c != 0 {
+						return fmt.Errorf("D(%d,%d) = %d: rows of D past K must be 0 (A is the identity)", m, n, c)
+					}
+					return nil
+				}
+				if c < 0 || c >= 32*b.Values() {
+					return fmt.Errorf("K block %d: D(%d,%d) is not a code", mb, m, n)
+				}
+				obs.put(c/b.Values(), c%b.Values(), seen{n + 8*kk, ""})
+				return nil
+			})
+			if err != nil {
+				return failed(err)
+			}
+			return obs.compare()
+		}}
+}
+
+// checkD checks the accumulator: D = K*m, then K*n.
+func (pr *mmaProbe) checkD() Check {
+	d, s := pr.d, pr.s
+	return Check{Atom: d.Name, Case: s.name,
+		How: "D = K*m, then K*n (A rows = m, B columns = n, both loaded with the catalog's fragments)", Caveat: mmaJoint,
+		decode: func(out []byte) Outcome {
+			if err := pr.size(out); err != nil {
 				return failed(err)
 			}
 			obs := newTV(d)
-			rj, cj := find("d", 0, 0), find("d", 0, 1)
+			rj, cj := pr.find("d", 0, 0), pr.find("d", 0, 1)
 			for t := 0; t < 32; t++ {
 				for v := 0; v < d.Values(); v++ {
-					rv, err := value(out, rj, t, v)
+					rv, err := pr.value(out, rj, t, v)
 					if err != nil {
 						return failed(err)
 					}
-					cv, err := value(out, cj, t, v)
+					cv, err := pr.value(out, cj, t, v)
 					if err != nil {
 						return failed(err)
 					}
@@ -231,8 +274,7 @@ func mmaCase(s mmaShape) *Case {
 				}
 			}
 			return obs.compare()
-		}})
-	return c
+		}}
 }
 
 // matrixKey is the catalog key of an ldmatrix/stmatrix form.

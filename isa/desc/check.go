@@ -68,8 +68,20 @@ func (d TCGen05Smem) Check(ctx Context) Findings {
 }
 
 // checkLayout runs the checks that the two shared-memory descriptors
-// share, on the layout in bytes.
+// share, on the layout in bytes: the addresses, the offsets against the
+// canonical layouts, the major-ness against the element type, and the
+// core matrices the operand tile reads.
 func checkLayout(l SmemLayout, ctx Context, fs *Findings) {
+	checkAddresses(l, ctx, fs)
+	op, _, opErr := ctx.operand(l.Swizzle)
+	checkOffsets(l, ctx, op, opErr, fs)
+	checkMajorType(l, ctx, fs)
+	checkFootprint(l, ctx, op, opErr, fs)
+}
+
+// checkAddresses checks the swizzle the user expected, the start address,
+// the base offset and offsets too large to be anything but bytes.
+func checkAddresses(l SmemLayout, ctx Context, fs *Findings) {
 	swz := l.Swizzle
 	arch := l.Arch
 	lboF, sboF := l.LBO>>4, l.SBO>>4
@@ -103,9 +115,15 @@ func checkLayout(l SmemLayout, ctx Context, fs *Findings) {
 				o.f, o.f<<4, SmemLimit>>10, o.f, o.f>>4, o.f>>4)
 		}
 	}
+}
 
+// checkOffsets checks LBO and SBO: written in bytes where bytes >> 4
+// belong, against the swizzle and the major-ness, zero where the layout
+// needs them.
+func checkOffsets(l SmemLayout, ctx Context, op Operand, opErr error, fs *Findings) {
+	swz := l.Swizzle
+	lboF, sboF := l.LBO>>4, l.SBO>>4
 	major := ctx.Major
-	op, opNote, opErr := ctx.operand(swz)
 	canon := canonicalOffsets(swz, major, op, opErr == nil)
 	for _, o := range []struct {
 		name string
@@ -174,8 +192,14 @@ func checkLayout(l SmemLayout, ctx Context, fs *Findings) {
 			}
 		}
 	}
+}
 
-	// Major-ness against element type and swizzle.
+// checkMajorType checks the major-ness against the element type and the
+// swizzle.
+func checkMajorType(l SmemLayout, ctx Context, fs *Findings) {
+	swz := l.Swizzle
+	arch := l.Arch
+	major := ctx.Major
 	bits := 0
 	if ctx.DType != "" {
 		bits, _ = ElemBits(ctx.DType)
@@ -200,8 +224,13 @@ func checkLayout(l SmemLayout, ctx Context, fs *Findings) {
 		fs.add(Error, "swizzle", "swizzle-128b32a-major",
 			"128B swizzle with 32-byte atomicity (code 1) is defined only for MN-major operands (ISA swizzle-atom table; CUTLASS rejects it for K-major). Code 1 is also sm_90's code for plain 128B: the sm_100 code for 128B is 2")
 	}
+}
 
-	// The core-matrix footprint.
+// checkFootprint lays the operand tile out and checks the bytes its core
+// matrices read: inside shared memory, no two rows on the same bytes.
+func checkFootprint(l SmemLayout, ctx Context, op Operand, opErr error, fs *Findings) {
+	swz := l.Swizzle
+	major := ctx.Major
 	if major == MajorUnknown {
 		fs.add(Info, "major", "footprint-skipped", "give the major-ness (--major K or MN) to check which bytes each core matrix reads")
 		return
@@ -210,7 +239,6 @@ func checkLayout(l SmemLayout, ctx Context, fs *Findings) {
 		fs.add(Warning, "tile", "footprint-skipped", "cannot lay out the operand tile: %v", opErr)
 		return
 	}
-	_ = opNote
 	if op.Major == MajorK && swz != SwizzleNone && swz != SwizzleUnknown && op.K*op.ElemBits/8 > swz.Bytes() {
 		fs.add(Warning, "tile", "tile-wider-than-swizzle",
 			"the tile's K extent (%d bytes) is wider than the %d-byte swizzle row; one MMA reads 32 bytes of K, so a wider tile is read by several MMAs, each with the start address advanced along K", op.K*op.ElemBits/8, swz.Bytes())
@@ -523,6 +551,19 @@ func (d IDesc) Check(ctx IDescContext) Findings {
 		fs.add(Error, "kind", "kind-unknown", "the kind is not known, so the layout of the descriptor is not either")
 		return fs
 	}
+	d.checkReserved(&fs)
+	a, b := d.checkTypes(&fs)
+	d.checkModifiers(ctx, &fs)
+	d.checkTranspose(ctx, a, b, &fs)
+	d.checkBlockScale(&fs)
+	d.checkShape(ctx, &fs)
+	return fs
+}
+
+// checkReserved checks the reserved bits (and M bits a block-scaled kind
+// keeps elsewhere).
+func (d IDesc) checkReserved(fs *Findings) {
+	k := d.Kind
 	if d.Reserved != 0 {
 		res := d.Reserved
 		if k.BlockScaled() && res>>24&7 != 0 {
@@ -540,8 +581,12 @@ func (d IDesc) Check(ctx IDescContext) Findings {
 			fs.add(Error, "reserved", "reserved-bits", "bits %s are reserved in kind::%s and must be 0", bitList(uint64(res)), k)
 		}
 	}
+}
 
-	// Types.
+// checkTypes checks the A, B and D type codes of the kind and returns the
+// names of A and B ("" for an invalid code).
+func (d IDesc) checkTypes(fs *Findings) (a, b string) {
+	k := d.Kind
 	ab := abFormats(k)
 	a, aok := ab[d.AType]
 	b, bok := ab[d.BType]
@@ -566,8 +611,13 @@ func (d IDesc) Check(ctx IDescContext) Findings {
 			fs.add(Error, "btype", "type-combination", "kind::f16 multiplies f16 x f16 or bf16 x bf16; A is %s and B is %s", a, b)
 		}
 	}
+	return a, b
+}
 
-	// Modifiers.
+// checkModifiers checks saturation, negation, the sparsity selector and
+// the maximum shift.
+func (d IDesc) checkModifiers(ctx IDescContext, fs *Findings) {
+	k := d.Kind
 	if d.Saturate && k != KindI8 {
 		fs.add(Error, "saturate", "saturate-kind", "saturate (bit 3) applies only to kind::i8; it must be 0 for kind::%s", k)
 	}
@@ -580,8 +630,12 @@ func (d IDesc) Check(ctx IDescContext) Findings {
 	if d.MaxShift != 0 && ctx.WS == No {
 		fs.add(Warning, "max_shift", "max-shift-without-ws", "the maximum shift (%d columns) only applies to tcgen05.mma.ws (B-matrix reuse); leave it 0 otherwise", d.MaxShiftColumns())
 	}
+}
 
-	// Transpose (MN-major) rules.
+// checkTranspose checks the transpose (MN-major) bits against the kind,
+// the types a and b, and the operands' swizzle.
+func (d IDesc) checkTranspose(ctx IDescContext, a, b string, fs *Findings) {
+	k := d.Kind
 	for _, t := range []struct {
 		field string
 		on    bool
@@ -603,8 +657,11 @@ func (d IDesc) Check(ctx IDescContext) Findings {
 			fs.add(Error, t.field, "transpose-swizzle", "MN-major %s operands cannot use 128B swizzle with 32-byte atomicity (only tf32 can)", t.typ)
 		}
 	}
+}
 
-	// Block-scale fields.
+// checkBlockScale checks the fields of the block-scaled kinds.
+func (d IDesc) checkBlockScale(fs *Findings) {
+	k := d.Kind
 	if k.BlockScaled() {
 		if d.ScaleType == 0 && k != KindMXF4NVF4 {
 			fs.add(Error, "scale_type", "scale-type", "kind::%s takes ue8m0 scale factors (bit 23 = 1); ue4m3 (0) exists only for kind::mxf4nvf4", k)
@@ -626,8 +683,11 @@ func (d IDesc) Check(ctx IDescContext) Findings {
 			}
 		}
 	}
+}
 
-	// M and N.
+// checkShape checks M and N against the forms of the kind in ctx.
+func (d IDesc) checkShape(ctx IDescContext, fs *Findings) {
+	k := d.Kind
 	m, n := d.M(), d.N()
 	if d.MField == 0 {
 		fs.add(Error, "m", "m-zero", "the M field is 0 (M = 0)")
@@ -636,7 +696,7 @@ func (d IDesc) Check(ctx IDescContext) Findings {
 		fs.add(Error, "n", "n-zero", "the N field is 0 (N = 0)")
 	}
 	if d.MField == 0 || d.NField == 0 {
-		return fs
+		return
 	}
 	forms := ctx.forms(k, d.Sparse)
 	var valid, mValid, all []string
@@ -670,7 +730,6 @@ func (d IDesc) Check(ctx IDescContext) Findings {
 	case len(valid) < len(all) && ctxText == "any form":
 		fs.add(Info, "form", "shape-form", "M = %d, N = %d is legal only with %s", m, n, strings.Join(valid, " or "))
 	}
-	return fs
 }
 
 func otherKindHint(code uint8) string {

@@ -51,29 +51,63 @@ func fp8Step(k int) int { return k % 4 / 2 }
 // for v; each name says what it isolates. With k16 set, only products
 // 0..15 may be nonzero.
 func MMAFP8Problems(v Variant, k16 bool) []Problem {
-	pb := &probeBuilder{v: v}
-	K := 32
+	f := &fp8Family{pb: &probeBuilder{v: v}, v: v, K: 32}
 	if k16 {
-		K = 16
+		f.K = 16
 	}
-	zero := pair{0, 0}
-	at := func(kv map[int]pair) []pair {
-		terms := make([]pair, K)
-		for i := range terms {
-			terms[i] = zero
+	f.stepMembership()
+	f.stepRounding()
+	f.cJoin()
+	f.zerosAndOverflow()
+	f.specials()
+	f.tiny()
+	pb := f.pb
+	if k16 { // drop anything that touches products 16..31
+		var out []Problem
+		for _, p := range pb.out {
+			ok := true
+			for k := 16; k < 32 && k < len(p.A); k++ {
+				if p.A[k] != 0 || p.B[k] != 0 {
+					ok = false
+				}
+			}
+			if ok {
+				out = append(out, p)
+			}
 		}
-		for k, p := range kv {
-			terms[k] = p
-		}
-		return terms
+		return out
 	}
-	big, negBig := pair{16, 16}, pair{-16, 16} // ±2^8
-	small := pair{math.Ldexp(1, -9), math.Ldexp(1, -9)}
-	// 1. Step membership: +2^8 at i, -2^8 at j, 2^-18 at l (26 bits below).
-	// In one fused step the small product is truncated away; it survives
-	// only when i and j cancel exactly in the first step and l is in the
-	// second. "map" puts l in the second step of the profile, "order" in
-	// the first.
+	return pb.out
+}
+
+// fp8Family builds the targeted mma.sync FP8 problems, section by
+// section, in a fixed order (the recorded campaign's hashes depend on it).
+type fp8Family struct {
+	pb *probeBuilder
+	v  Variant
+	K  int
+}
+
+// at is a row of K products, zero except at the given indices.
+func (f *fp8Family) at(kv map[int]pair) []pair {
+	terms := make([]pair, f.K)
+	for k, p := range kv {
+		terms[k] = p
+	}
+	return terms
+}
+
+var (
+	fp8Big, fp8NegBig = pair{16, 16}, pair{-16, 16} // ±2^8
+	fp8Small          = pair{math.Ldexp(1, -9), math.Ldexp(1, -9)}
+)
+
+// stepMembership: +2^8 at i, -2^8 at j, 2^-18 at l (26 bits below). In
+// one fused step the small product is truncated away; it survives only
+// when i and j cancel exactly in the first step and l is in the second.
+// "map" puts l in the second step of the profile, "order" in the first.
+func (f *fp8Family) stepMembership() {
+	K, big, negBig, small := f.K, fp8Big, fp8NegBig, fp8Small
 	for i := 0; i < K; i++ {
 		for j := i + 1; j < K; j++ {
 			for _, fam := range []string{"map", "order"} {
@@ -91,10 +125,17 @@ func MMAFP8Problems(v Variant, k16 bool) []Problem {
 				if l < 0 {
 					continue
 				}
-				pb.add(fmt.Sprintf("%s/big=%d,%d/small=%d", fam, i, j, l), 0, at(map[int]pair{i: big, j: negBig, l: small})...)
+				f.pb.add(fmt.Sprintf("%s/big=%d,%d/small=%d", fam, i, j, l), 0, f.at(map[int]pair{i: big, j: negBig, l: small})...)
 			}
 		}
 	}
+}
+
+// stepRounding: the rounding of the first step's result (base + x in step
+// 1, -base in step 2), the same small term fused in step 2, and C
+// joining last.
+func (f *fp8Family) stepRounding() {
+	v := f.v
 	// 2. Rounding of the first step's result: base + x in step 1 (k0, k1),
 	// -base in step 2 (k2). base is 2^8 for f32 (ulp 2^-15, x = m·2^-18)
 	// and 1 for f16 (ulp 2^-10, x = m·2^-13).
@@ -105,9 +146,9 @@ func MMAFP8Problems(v Variant, k16 bool) []Problem {
 	for m := 1; m <= 15; m++ {
 		for _, s := range []float64{1, -1} {
 			x := pair{s * float64(m) * math.Ldexp(1, -9), math.Ldexp(1, 9-xs)}
-			pb.add(fmt.Sprintf("step1-round/base%+g,x=%+d*2^-%d", s, int(s)*m, xs), 0, at(map[int]pair{0: {s * base.a, base.b}, 1: x, 2: {-s * base.a, base.b}})...)
+			f.pb.add(fmt.Sprintf("step1-round/base%+g,x=%+d*2^-%d", s, int(s)*m, xs), 0, f.at(map[int]pair{0: {s * base.a, base.b}, 1: x, 2: {-s * base.a, base.b}})...)
 			// the same with the small term in step 2: fused there, truncated.
-			pb.add(fmt.Sprintf("step2-fused/base%+g,x=%+d*2^-%d", s, int(s)*m, xs), 0, at(map[int]pair{0: {s * base.a, base.b}, 3: x, 2: {-s * base.a, base.b}})...)
+			f.pb.add(fmt.Sprintf("step2-fused/base%+g,x=%+d*2^-%d", s, int(s)*m, xs), 0, f.at(map[int]pair{0: {s * base.a, base.b}, 3: x, 2: {-s * base.a, base.b}})...)
 			// 3. C joins last: c = base (+1 ulp), products x.
 			for n := 0; n <= 1; n++ {
 				c := base.a * base.b
@@ -116,31 +157,42 @@ func MMAFP8Problems(v Variant, k16 bool) []Problem {
 				} else {
 					c += float64(n) * math.Ldexp(1, -15)
 				}
-				pb.add(fmt.Sprintf("c-round/c=%g,x=%+d*2^-%d", c, int(s)*m, xs), c, at(map[int]pair{1: x})...)
-				pb.add(fmt.Sprintf("c-round/c=-%g,x=%+d*2^-%d", c, int(s)*m, xs), -c, at(map[int]pair{1: x})...)
+				f.pb.add(fmt.Sprintf("c-round/c=%g,x=%+d*2^-%d", c, int(s)*m, xs), c, f.at(map[int]pair{1: x})...)
+				f.pb.add(fmt.Sprintf("c-round/c=-%g,x=%+d*2^-%d", c, int(s)*m, xs), -c, f.at(map[int]pair{1: x})...)
 			}
 		}
 	}
+}
+
+// cJoin: C is not fused, c = ±2^-e next to products that cancel.
+func (f *fp8Family) cJoin() {
+	big, negBig, small := fp8Big, fp8NegBig, fp8Small
 	// 4. C is not fused: c = ±2^-e next to products that cancel.
 	for _, e := range []int{10, 14, 20, 24, 30, 40, 60, 100, 126, 130, 140, 149} {
 		for _, s := range []float64{1, -1} {
 			c := s * math.Ldexp(1, -e)
-			pb.add(fmt.Sprintf("c-join/c=%+g*2^-%d/cancel-step1", s, e), c, at(map[int]pair{0: big, 1: negBig})...)
-			pb.add(fmt.Sprintf("c-join/c=%+g*2^-%d/cancel-across", s, e), c, at(map[int]pair{0: big, 2: negBig})...)
-			pb.add(fmt.Sprintf("c-join/c=%+g*2^-%d/no-products", s, e), c, at(nil)...)
-			pb.add(fmt.Sprintf("c-join/c=%+g*2^-%d/p=2^-18", s, e), c, at(map[int]pair{1: small})...)
+			f.pb.add(fmt.Sprintf("c-join/c=%+g*2^-%d/cancel-step1", s, e), c, f.at(map[int]pair{0: big, 1: negBig})...)
+			f.pb.add(fmt.Sprintf("c-join/c=%+g*2^-%d/cancel-across", s, e), c, f.at(map[int]pair{0: big, 2: negBig})...)
+			f.pb.add(fmt.Sprintf("c-join/c=%+g*2^-%d/no-products", s, e), c, f.at(nil)...)
+			f.pb.add(fmt.Sprintf("c-join/c=%+g*2^-%d/p=2^-18", s, e), c, f.at(map[int]pair{1: small})...)
 		}
 	}
+}
+
+// zerosAndOverflow: signed zeros through the final addition, and overflow
+// inside a step (f16: 2^17 does not fit) and its repair.
+func (f *fp8Family) zerosAndOverflow() {
+	big, negBig, small := fp8Big, fp8NegBig, fp8Small
 	// 5. Signed zeros through the final addition.
 	nz := math.Copysign(0, -1)
-	pb.add("zero/c=-0", nz, at(nil)...)
-	pb.add("zero/c=-0,p=-0*1", nz, at(map[int]pair{0: {nz, 1}, 2: {nz, 1}})...)
-	pb.add("zero/c=-0,cancel-step1", nz, at(map[int]pair{0: big, 1: negBig})...)
-	pb.add("zero/c=-0,cancel-across", nz, at(map[int]pair{0: big, 2: negBig})...)
-	pb.add("zero/c=-0,p=-2^-18", nz, at(map[int]pair{1: {-small.a, small.b}})...)
-	pb.add("zero/c=+0,p=-2^-18", 0, at(map[int]pair{3: {-small.a, small.b}})...)
-	pb.add("zero/c=-2^-18,p=+2^-18", -math.Ldexp(1, -18), at(map[int]pair{1: small})...)
-	pb.add("zero/c=+2^8,p=-2^8", 256, at(map[int]pair{2: negBig})...)
+	f.pb.add("zero/c=-0", nz, f.at(nil)...)
+	f.pb.add("zero/c=-0,p=-0*1", nz, f.at(map[int]pair{0: {nz, 1}, 2: {nz, 1}})...)
+	f.pb.add("zero/c=-0,cancel-step1", nz, f.at(map[int]pair{0: big, 1: negBig})...)
+	f.pb.add("zero/c=-0,cancel-across", nz, f.at(map[int]pair{0: big, 2: negBig})...)
+	f.pb.add("zero/c=-0,p=-2^-18", nz, f.at(map[int]pair{1: {-small.a, small.b}})...)
+	f.pb.add("zero/c=+0,p=-2^-18", 0, f.at(map[int]pair{3: {-small.a, small.b}})...)
+	f.pb.add("zero/c=-2^-18,p=+2^-18", -math.Ldexp(1, -18), f.at(map[int]pair{1: small})...)
+	f.pb.add("zero/c=+2^8,p=-2^8", 256, f.at(map[int]pair{2: negBig})...)
 	// 6. Overflow inside a step (f16: 2^17 does not fit) and its repair.
 	for _, p := range []struct {
 		name string
@@ -155,30 +207,41 @@ func MMAFP8Problems(v Variant, k16 bool) []Problem {
 		{"overflow/e5m2/step1=2^30,step2=-2^30", 0, map[int]pair{0: {32768, 32768}, 2: {-32768, 32768}}},
 		{"overflow/e5m2/2^15*2^15*2,c=-2^31", -math.Ldexp(1, 31), map[int]pair{0: {32768, 32768}, 1: {32768, 32768}}},
 	} {
-		pb.add(p.name, p.c, at(p.kv)...)
+		f.pb.add(p.name, p.c, f.at(p.kv)...)
 	}
+}
+
+// specials: NaN and infinities through the steps and the final addition.
+func (f *fp8Family) specials() {
+	v, big := f.v, fp8Big
 	// 7. Specials through the steps and the final addition.
 	nan, inf := math.NaN(), math.Inf(1)
 	// C may be special too: pass its bits.
 	addC := func(name string, c float64, terms ...pair) {
 		if cb, ok := exactOrSpecial(v.C, c); ok {
-			pb.addBits(name, math.Float64frombits(cb), true, terms...)
+			f.pb.addBits(name, math.Float64frombits(cb), true, terms...)
 		}
 	}
-	addC("special/c=+Inf,p=1", inf, at(map[int]pair{0: {1, 1}})...)
-	addC("special/c=-Inf,p=1", -inf, at(map[int]pair{0: {1, 1}})...)
-	addC("special/c=NaN,p=1", nan, at(map[int]pair{0: {1, 1}})...)
-	addC("special/c=+Inf,p=-max²", inf, at(map[int]pair{0: {-448, 448}, 2: {-448, 448}})...)
-	pb.add("special/a=NaN@step2", 0, at(map[int]pair{0: {1, 1}, 2: {nan, 1}})...)
-	pb.add("special/a=Inf@step1,-Inf@step2", 0, at(map[int]pair{0: {inf, 1}, 2: {-inf, 1}})...)
-	addC("special/a=Inf@step2,c=-Inf", -inf, at(map[int]pair{2: {inf, 1}})...)
-	addC("special/a=Inf@step1,c=-Inf", -inf, at(map[int]pair{1: {inf, 1}})...)
-	addC("special/a=Inf@step1,c=+Inf", inf, at(map[int]pair{1: {inf, 1}})...)
-	pb.add("special/Inf*0@step2", 0, at(map[int]pair{3: {inf, 0}})...)
-	pb.add("special/a=-Inf@step1,big@step2", 0, at(map[int]pair{0: {-inf, 1}, 2: big})...)
+	addC("special/c=+Inf,p=1", inf, f.at(map[int]pair{0: {1, 1}})...)
+	addC("special/c=-Inf,p=1", -inf, f.at(map[int]pair{0: {1, 1}})...)
+	addC("special/c=NaN,p=1", nan, f.at(map[int]pair{0: {1, 1}})...)
+	addC("special/c=+Inf,p=-max²", inf, f.at(map[int]pair{0: {-448, 448}, 2: {-448, 448}})...)
+	f.pb.add("special/a=NaN@step2", 0, f.at(map[int]pair{0: {1, 1}, 2: {nan, 1}})...)
+	f.pb.add("special/a=Inf@step1,-Inf@step2", 0, f.at(map[int]pair{0: {inf, 1}, 2: {-inf, 1}})...)
+	addC("special/a=Inf@step2,c=-Inf", -inf, f.at(map[int]pair{2: {inf, 1}})...)
+	addC("special/a=Inf@step1,c=-Inf", -inf, f.at(map[int]pair{1: {inf, 1}})...)
+	addC("special/a=Inf@step1,c=+Inf", inf, f.at(map[int]pair{1: {inf, 1}})...)
+	f.pb.add("special/Inf*0@step2", 0, f.at(map[int]pair{3: {inf, 0}})...)
+	f.pb.add("special/a=-Inf@step1,big@step2", 0, f.at(map[int]pair{0: {-inf, 1}, 2: big})...)
 	if nanBits, ok := v.C.CanonicalNaN(); ok {
-		pb.addBits("special/c=NaN-payload,p=1", math.Float64frombits(nanBits^1), true, at(map[int]pair{0: {1, 1}})...)
+		f.pb.addBits("special/c=NaN-payload,p=1", math.Float64frombits(nanBits^1), true, f.at(map[int]pair{0: {1, 1}})...)
 	}
+}
+
+// tiny: tiny products and results (the f16 subnormal range; e5m2 reaches
+// 2^-32 per product).
+func (f *fp8Family) tiny() {
+	v := f.v
 	// 8. Tiny products and results (the f16 subnormal range; e5m2 reaches
 	// 2^-32 per product).
 	for _, e := range []int{18, 22, 24, 25, 26, 30, 32} {
@@ -191,29 +254,13 @@ func MMAFP8Problems(v Variant, k16 bool) []Problem {
 				if _, ok := exact(v.B, p.b); !ok {
 					continue
 				}
-				pb.add(fmt.Sprintf("tiny/p=%+g*2^-%d", s, e), 0, at(map[int]pair{1: p})...)
-				pb.add(fmt.Sprintf("tiny/p=%+g*2^-%d,+2^-32@k3", s, e), 0, at(map[int]pair{1: p, 3: {math.Ldexp(1, -16), math.Ldexp(1, -16)}})...)
-				pb.add(fmt.Sprintf("tiny/p=%+g*2^-%d,c=2^-24", s, e), math.Ldexp(1, -24), at(map[int]pair{1: p})...)
+				f.pb.add(fmt.Sprintf("tiny/p=%+g*2^-%d", s, e), 0, f.at(map[int]pair{1: p})...)
+				f.pb.add(fmt.Sprintf("tiny/p=%+g*2^-%d,+2^-32@k3", s, e), 0, f.at(map[int]pair{1: p, 3: {math.Ldexp(1, -16), math.Ldexp(1, -16)}})...)
+				f.pb.add(fmt.Sprintf("tiny/p=%+g*2^-%d,c=2^-24", s, e), math.Ldexp(1, -24), f.at(map[int]pair{1: p})...)
 				break
 			}
 		}
 	}
-	if k16 { // drop anything that touches products 16..31
-		var out []Problem
-		for _, p := range pb.out {
-			ok := true
-			for k := 16; k < 32 && k < len(p.A); k++ {
-				if p.A[k] != 0 || p.B[k] != 0 {
-					ok = false
-				}
-			}
-			if ok {
-				out = append(out, p)
-			}
-		}
-		return out
-	}
-	return pb.out
 }
 
 // MMAFP8Seed seeds the random part of the mma.sync FP8 family.

@@ -74,12 +74,26 @@ func one() pair    { return pair{1, 1} }
 func negOne() pair { return pair{-1, 1} }
 
 // TargetedProblems returns the hypothesis-separating probes of a float
-// variant. Their names say what each isolates.
+// variant. Their names say what each isolates. The sections run in a
+// fixed order: the recorded campaigns name problems by index.
 func TargetedProblems(v Variant) []Problem {
 	pb := &probeBuilder{v: v}
 	if !v.A.IsFloat() {
 		return intProblems(v)
 	}
+	pb.alignment()
+	pb.groups()
+	pb.rounding()
+	pb.zerosAndSubnormalInputs()
+	pb.resultRange()
+	pb.specials()
+	return pb.out
+}
+
+// alignment: the alignment width (1 - 1 + 2^-k leaves only the aligned
+// small term), the truncation of an aligned term's low bits, and whether
+// C joins the alignment.
+func (pb *probeBuilder) alignment() {
 	// 1. Alignment width: 1 - 1 + 2^-k leaves only the aligned small term.
 	for k := 4; k <= 40; k++ {
 		for _, s := range []float64{1, -1} {
@@ -104,6 +118,13 @@ func TargetedProblems(v Variant) []Problem {
 			pb.add(fmt.Sprintf("c-align/k=%d/sign=%+g", k, s), s*math.Ldexp(1, -k), one(), negOne())
 		}
 	}
+}
+
+// groups: the group size (±1 at positions i and j, 2^-30 at s: in one
+// fused group the small term is truncated away; in a group of its own it
+// survives).
+func (pb *probeBuilder) groups() {
+	v := pb.v
 	// 4. Group size: ±1 at positions (i, j), 2^-30 at position s. In one
 	// fused group the small term is truncated away; in a group of its own
 	// it survives.
@@ -117,6 +138,11 @@ func TargetedProblems(v Variant) []Problem {
 			pb.add(fmt.Sprintf("group/big=%d,%d/small=%d", pos[0], pos[1], pos[2]), 0, terms...)
 		}
 	}
+}
+
+// rounding: the final rounding (c = 1 + 2^-23·n, product 2^-24·f), and
+// f16 accumulators' rounding at 2^-11 and 2^-12 below 1.
+func (pb *probeBuilder) rounding() {
 	// 5. Final rounding: c = 1 + 2^-23·n, product 2^-24·f.
 	for _, cs := range []float64{1, -1} {
 		for _, n := range []float64{0, 1} {
@@ -145,6 +171,11 @@ func TargetedProblems(v Variant) []Problem {
 			}
 		}
 	}
+}
+
+// zerosAndSubnormalInputs: signed zeros, and subnormal inputs.
+func (pb *probeBuilder) zerosAndSubnormalInputs() {
+	v := pb.v
 	// 6. Signed zeros.
 	negZero := math.Copysign(0, -1)
 	pb.add("zero/c=-0,p=+0", negZero)
@@ -169,6 +200,11 @@ func TargetedProblems(v Variant) []Problem {
 			}
 		}
 	}
+}
+
+// resultRange: subnormal and underflowing results, and overflow.
+func (pb *probeBuilder) resultRange() {
+	v := pb.v
 	// 8. Subnormal and underflowing results.
 	cf := v.C
 	cemin := 1 - cf.Bias
@@ -198,6 +234,12 @@ func TargetedProblems(v Variant) []Problem {
 	pb.add("overflow/cmax+1", cmax, one())
 	pb.add("overflow/cmax+cmax/2", cmax, pair{math.Ldexp(1, 1<<cf.ExpBits-3-cf.Bias), 1})
 	pb.add("overflow/cmax+2^(emax-24)", cmax, pair{math.Ldexp(1, 1<<cf.ExpBits-2-cf.Bias-cf.MantBits), 1})
+}
+
+// specials: NaN and Inf, zero exponents (tiny products with zeros around
+// them) and the exactness of mixed magnitudes.
+func (pb *probeBuilder) specials() {
+	v := pb.v
 	// 10. NaN and Inf.
 	nan, inf := math.NaN(), math.Inf(1)
 	pb.add("special/a=NaN", 0, pair{nan, 1})
@@ -228,7 +270,6 @@ func TargetedProblems(v Variant) []Problem {
 			pb.add(fmt.Sprintf("distance/1-2^-%d", d), 0, one(), pair{-p.a, p.b})
 		}
 	}
-	return pb.out
 }
 
 func intProblems(v Variant) []Problem {
