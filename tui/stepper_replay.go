@@ -505,12 +505,3 @@ func (b *traceBackend) hasValues() bool {
 	}
 	return false
 }
-
-func isDigits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
-}

@@ -113,7 +113,7 @@ Examples:
 			fs.StringVar(&f.view, "view", "", "the view to open: layout, bitmath, swizzle, desc or stepper")
 			fs.BoolVar(&f.mma, "mma", false, "open the layout view on the MMA of ATOM (A, B and C together), e.g. --mma mma.sync.m16n8k16")
 			fs.StringVar(&f.smem, "smem", "", "the swizzle view's shared-memory layout: an smem atom or 'LAYOUT bBITS' (default "+tui.DefaultSMEM+")")
-			fs.StringVar(&f.desc, "desc", "", "the descriptor view's value, hex with 0x (default "+tui.DefaultDesc+"), or a CUtensorMap as 256 hex digits")
+			fs.StringVar(&f.desc, "desc", "", "the descriptor view's value as tcsim desc reads it (default "+tui.DefaultDesc+"), or a CUtensorMap as 256 hex digits")
 			fs.StringVar(&f.snapshot, "snapshot", "", "draw one screen to FILE (.png picture, .ansi with colours, else text; - for stdout) instead of opening the terminal")
 			fs.StringVar(&f.size, "size", "100x32", "the screen size of --snapshot, COLSxROWS")
 			fs.StringVar(&f.keys, "keys", "", "keys to press before --snapshot takes the screen, e.g. 'tab \"e\" down'")
