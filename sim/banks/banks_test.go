@@ -2,8 +2,10 @@ package banks
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestWavefronts(t *testing.T) {
@@ -103,5 +105,81 @@ func BenchmarkWarp(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		Warp(^uint32(0), &addrs, 4)
+	}
+}
+
+// mapWarp is the cost model as the simulator computed it before this
+// package (a map of distinct words per bank and phase): the baseline of
+// BenchmarkWarp, and a second opinion in TestWarpAgainstMaps.
+func mapWarp(mask uint32, addrs *[32]uint64, size int) Request {
+	per := LanesPerPhase(size)
+	words := (size + 3) / 4
+	var r Request
+	for p := 0; p < 32; p += per {
+		var banks [32]map[uint64]bool
+		any := false
+		for l := p; l < p+per; l++ {
+			if mask>>l&1 == 0 {
+				continue
+			}
+			any = true
+			for k := 0; k < words; k++ {
+				word := addrs[l]/4 + uint64(k)
+				b := word % 32
+				if banks[b] == nil {
+					banks[b] = map[uint64]bool{}
+				}
+				banks[b][word] = true
+			}
+		}
+		if !any {
+			continue
+		}
+		worst := 1
+		for _, bm := range banks {
+			worst = max(worst, len(bm))
+		}
+		r.Wavefronts += worst
+		r.Ideal++
+		r.MaxWays = max(r.MaxWays, worst)
+	}
+	return r
+}
+
+// TestWarpAgainstMaps compares Warp with the map-based model on random
+// aligned requests of every width.
+func TestWarpAgainstMaps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		size := []int{1, 2, 4, 8, 16}[rng.IntN(5)]
+		var addrs [32]uint64
+		span := uint64(1) << (5 + rng.IntN(10))
+		for l := range addrs {
+			addrs[l] = rng.Uint64N(span) / uint64(size) * uint64(size)
+		}
+		mask := rng.Uint32()
+		if got, want := Warp(mask, &addrs, size), mapWarp(mask, &addrs, size); got != want {
+			t.Fatalf("size %d mask %#x addrs %v: %+v, the map model %+v", size, mask, addrs, got, want)
+		}
+	}
+}
+
+// BenchmarkWarpVsMaps reports Warp's time as a multiple of the map-based
+// model's, in the same run (x-maps below 1: faster).
+func BenchmarkWarpVsMaps(b *testing.B) {
+	var addrs [32]uint64
+	for l := range addrs {
+		addrs[l] = 128*uint64(l%8) + 4*uint64(l)
+	}
+	timeOf := func(f func(uint32, *[32]uint64, int) Request) float64 {
+		const n = 20000
+		start := time.Now()
+		for i := 0; i < n; i++ {
+			f(^uint32(0), &addrs, 4)
+		}
+		return float64(time.Since(start)) / n
+	}
+	for i := 0; i < b.N; i++ {
+		b.ReportMetric(timeOf(Warp)/timeOf(mapWarp), "x-maps")
 	}
 }
