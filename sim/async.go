@@ -28,10 +28,11 @@ const (
 	akTcgenCp
 	akStAsync
 	akWgmma
+	akCLC
 )
 
 var asyncKindNames = [...]string{"TMA load", "TMA store", "bulk copy", "bulk store", "cp.async", "cp.async.mbarrier.arrive",
-	"tcgen05.mma", "tcgen05.commit", "tcgen05.cp", "st.async", "wgmma.mma_async"}
+	"tcgen05.mma", "tcgen05.commit", "tcgen05.cp", "st.async", "wgmma.mma_async", "clusterlaunchcontrol.try_cancel"}
 
 func (k asyncKind) String() string { return asyncKindNames[k] }
 
@@ -106,7 +107,7 @@ func (u *unit) issue(op *asyncOp) {
 		// Copies that complete on an mbarrier land at issue: their
 		// completion is only observable through the mbarrier, and the
 		// race detector reports reads that are not ordered after it.
-		if op.kind == akTMALoad || op.kind == akBulkLoad {
+		if op.kind == akTMALoad || op.kind == akBulkLoad || op.kind == akCLC {
 			u.finishOp(op)
 			return
 		}
@@ -167,13 +168,22 @@ func (u *unit) completeOne(i int) {
 
 // readyIndex moves i back to an earlier operation of the same thread
 // that must complete first (commits wait for the thread's earlier work).
+//
+// A thread's tcgen05.mma, cp and shift operations run in issue order (the
+// ISA's pipelined instruction pairs): one of them waits for the thread's
+// earlier tcgen05 operations.
 func (u *unit) readyIndex(i int) int {
 	op := u.async[i]
-	if op.kind != akTcgenCommit && op.kind != akCpAsyncArrive {
+	tc := op.kind == akTcgenMMA || op.kind == akTcgenCp
+	if op.kind != akTcgenCommit && op.kind != akCpAsyncArrive && !tc {
 		return i
 	}
 	for j := 0; j < i; j++ {
-		if u.async[j].tid == op.tid && u.async[j].cta == op.cta {
+		o := u.async[j]
+		if o.tid != op.tid || o.cta != op.cta {
+			continue
+		}
+		if !tc || o.kind == akTcgenMMA || o.kind == akTcgenCp {
 			return j
 		}
 	}

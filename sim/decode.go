@@ -151,9 +151,9 @@ func (d *decoder) symAddr(name string, off int64, pos ptx.Pos) (Opnd, error) {
 	}
 	switch s.Space.Base() {
 	case ptx.SpaceShared:
-		o := immOpnd(uint64(s.Off + off))
-		o.Name = name
-		return o, nil
+		// Run time adds the CTA's rank in the cluster (bits 24 and up), as
+		// the hardware's shared::cta addresses carry it.
+		return Opnd{K: oShared, Imm: uint64(s.Off + off), Name: name}, nil
 	case ptx.SpaceParam:
 		o := immOpnd(ParamWindow + uint64(s.Off+off))
 		o.Name = name
@@ -265,6 +265,10 @@ func (d *decoder) addr(e ptx.Expr) (Opnd, error) {
 		o, err := d.symAddr(b.Name, b.Offset, b.Pos)
 		if err != nil {
 			return o, err
+		}
+		if o.K == oShared {
+			o.Imm += uint64(a.Offset)
+			return o, nil
 		}
 		if o.K == oImm {
 			o = immOpnd(o.Imm + uint64(a.Offset))

@@ -136,16 +136,19 @@ var decoders = map[string]decodeFn{
 	"mbarrier.pending_count": decPendingCount,
 
 	// Asynchronous copies: TMA, bulk copies, cp.async (tma.go, async_copy.go).
-	"cp.async.bulk.tensor":       decBulkTensor,
-	"cp.async.bulk":              decBulk,
-	"cp.async.bulk.commit_group": decBulkCommit,
-	"cp.async.bulk.wait_group":   decBulkWait,
-	"cp.async":                   decCpAsync,
-	"cp.async.commit_group":      decCpAsyncCommit,
-	"cp.async.wait_group":        decCpAsyncWait(false),
-	"cp.async.wait_all":          decCpAsyncWait(true),
-	"cp.async.mbarrier.arrive":   decCpAsyncArrive,
-	"st.async":                   decStAsync,
+	"cp.async.bulk.tensor":        decBulkTensor,
+	"cp.async.bulk":               decBulk,
+	"cp.async.bulk.commit_group":  decBulkCommit,
+	"cp.async.bulk.wait_group":    decBulkWait,
+	"cp.async":                    decCpAsync,
+	"cp.async.commit_group":       decCpAsyncCommit,
+	"cp.async.wait_group":         decCpAsyncWait(false),
+	"cp.async.wait_all":           decCpAsyncWait(true),
+	"cp.async.mbarrier.arrive":    decCpAsyncArrive,
+	"st.async":                    decStAsync,
+	"cp.reduce.async.bulk":        decBulkReduce,
+	"cp.reduce.async.bulk.tensor": decBulkTensorReduce,
+	"st.bulk":                     decStBulk,
 
 	// wgmma (wgmma.go).
 	"wgmma.mma_async":    decWgmma,
@@ -158,6 +161,7 @@ var decoders = map[string]decodeFn{
 	"tcgen05.dealloc":                   decTcAlloc(false),
 	"tcgen05.relinquish_alloc_permit":   decTcRelinquish,
 	"tcgen05.mma":                       decTcMma,
+	"tcgen05.mma.ws":                    decTcMma,
 	"tcgen05.commit":                    decTcCommit,
 	"tcgen05.ld":                        decTcLdSt(true),
 	"tcgen05.st":                        decTcLdSt(false),
@@ -167,6 +171,10 @@ var decoders = map[string]decodeFn{
 	"tcgen05.fence::after_thread_sync":  decTcFence(false),
 	"tcgen05.cp":                        decTcCp,
 	"tcgen05.shift":                     decTcShift,
+
+	// Cluster launch control (clc.go).
+	"clusterlaunchcontrol.try_cancel":   decClcTryCancel,
+	"clusterlaunchcontrol.query_cancel": decClcQuery,
 }
 
 // unsupportedOpcodes lists the opcodes of the catalog that the simulator
@@ -177,14 +185,12 @@ var unsupportedOpcodes = map[string]string{
 	"brx.idx":            "",
 	"wgmma.mma_async.sp": "wgmma.mma_async.sp (sparse)",
 	"tcgen05.mma.sp":     "tcgen05.mma.sp (sparse)",
-	"tcgen05.mma.ws":     "",
-	"tcgen05.mma.ws.sp":  "tcgen05.mma.ws",
+	"tcgen05.mma.ws.sp":  "tcgen05.mma.ws.sp (sparse)",
 
 	"mma.sp": "", "mma.sp::ordered_metadata": "",
 	"wmma.load": "", "wmma.mma": "", "wmma.store": "",
 	"alloca": "", "stacksave": "", "stackrestore": "", "fns": "", "istypep": "",
-	"clusterlaunchcontrol.query_cancel": "", "clusterlaunchcontrol.try_cancel": "",
-	"cp.reduce.async.bulk": "", "cp.reduce.async.bulk.tensor": "", "red.async": "", "st.bulk": "",
+	"red.async":              "",
 	"multimem.cp.async.bulk": "", "multimem.cp.reduce.async.bulk": "", "multimem.ld_reduce": "",
 	"multimem.red": "", "multimem.st": "",
 	"tensormap.cp_fenceproxy": "", "tensormap.replace": "",

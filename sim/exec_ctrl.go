@@ -130,6 +130,8 @@ func execCall(w *Warp, in *Inst, m uint32) {
 					v = callerR[int(a.R)*32+l]
 				case oImm:
 					v = a.Imm
+				case oShared:
+					v = a.Imm + w.cta.sharedBase
 				case oFrame:
 					src := w.mem(in, ptx.SpaceLocal, uint64(cur.frameBase)+a.Imm, p.Size, l, false)
 					if src != nil {
@@ -152,6 +154,8 @@ func execCall(w *Warp, in *Inst, m uint32) {
 					putLE(dst, callerR[int(a.R)*32+l])
 				case oImm:
 					putLE(dst, a.Imm)
+				case oShared:
+					putLE(dst, a.Imm+w.cta.sharedBase)
 				}
 			}
 		})
@@ -377,7 +381,7 @@ func (c *CTA) releaseBarrier(id int) {
 				bw.w.setPred(o, boolAll(b.orv), bw.mask)
 			}
 		}
-		bw.w.tcSynced()
+		bw.w.tcSynced(false)
 		if bw.w.state == warpBlocked && bw.w.wait.kind == waitBar && bw.w.wait.bar == id {
 			// the waiter resumes after the barrier
 			bw.w.stack[len(bw.w.stack)-1].pc = bw.in.PC + 1

@@ -512,7 +512,7 @@ func decMapa(d *decoder) error {
 				w.fault(in, l, "mapa: CTA rank %d is outside the cluster of %d CTAs", r, n)
 				return
 			}
-			v := (r+1)<<24 | off
+			v := r<<24 | off
 			if generic {
 				v += SharedWindow
 			}
@@ -536,12 +536,7 @@ func decGetctarank(d *decoder) error {
 			if generic {
 				addr -= SharedWindow
 			}
-			hi := addr >> 24
-			if hi == 0 {
-				dd[l] = uint64(w.cta.Rank)
-			} else {
-				dd[l] = hi - 1
-			}
+			dd[l] = addr >> 24
 		})
 	}
 	return nil

@@ -135,6 +135,11 @@ type Machine struct {
 	warpsPerCTA   int
 
 	stepper *Stepper
+
+	// The grid's units (clusters, or CTAs) in launch order, and whether
+	// each has been started (1) or cancelled by clusterlaunchcontrol (2).
+	unitList  [][][3]int
+	unitState []atomic.Int32
 }
 
 func (m *Machine) noteApprox(pc int) {
@@ -497,7 +502,10 @@ func (m *Machine) Run() error {
 	workers = min(workers, len(units))
 	m.parallel = workers > 1
 	if workers <= 1 {
-		for _, ids := range units {
+		for i, ids := range units {
+			if !m.claimUnit(i) {
+				continue
+			}
 			if err := m.runUnit(ids); err != nil {
 				m.setErr(err)
 				break
@@ -514,6 +522,9 @@ func (m *Machine) Run() error {
 					i := int(next.Add(1) - 1)
 					if i >= len(units) {
 						return
+					}
+					if !m.claimUnit(i) {
+						continue
 					}
 					if err := m.runUnit(units[i]); err != nil {
 						m.setErr(err)
@@ -542,9 +553,32 @@ func (m *Machine) setErr(err error) {
 	m.stopped.Store(true)
 }
 
+// claimUnit marks unit i as started; false when it was started before or
+// cancelled by clusterlaunchcontrol.try_cancel.
+func (m *Machine) claimUnit(i int) bool { return m.unitState[i].CompareAndSwap(0, 1) }
+
+// cancelNext cancels the first unit in launch order that has not started
+// (what clusterlaunchcontrol.try_cancel asks for) and returns the id of its
+// first CTA; ok is false when every unit has started.
+func (m *Machine) cancelNext() (first [3]int, ok bool) {
+	for i := range m.unitState {
+		if m.unitState[i].CompareAndSwap(0, 2) {
+			return m.unitList[i][0], true
+		}
+	}
+	return first, false
+}
+
 // units groups the CTAs that must run together: the CTAs of a cluster, or
-// each CTA alone.
+// each CTA alone, in launch order (x fastest). It also resets the units'
+// start and cancel state.
 func (m *Machine) units() [][][3]int {
+	defer func() { m.unitState = make([]atomic.Int32, len(m.unitList)) }()
+	m.unitList = m.unitsInOrder()
+	return m.unitList
+}
+
+func (m *Machine) unitsInOrder() [][][3]int {
 	var out [][][3]int
 	g, c := m.Grid, m.Cluster
 	for cz := 0; cz < g[2]; cz += c[2] {
@@ -605,6 +639,12 @@ type CTA struct {
 	tags        []elemTag // per shared byte: the tensor element a TMA copy put there
 	srcTags     []uint64  // per shared byte: the global address it was copied or stored from (provenance.go)
 	tcgenIssued int       // tcgen05 operations issued so far
+	tcgenFenced int       // tcgen05 work published with fence::before_thread_sync so far
+	// sharedBase is what the hardware's shared::cta addresses of this CTA
+	// carry above the offset: the CTA's rank in its cluster, in bits 24 and
+	// up (0 without a cluster). A shared::cluster address names CTA rank
+	// addr>>24 of the cluster.
+	sharedBase uint64
 }
 
 // elemTag says which tensor element a TMA load wrote at a shared byte.
@@ -625,6 +665,7 @@ func (m *Machine) newUnit(ids [][3]int) *unit {
 	for r, id := range ids {
 		c := &CTA{u: u, ID: id, Rank: r, mbars: map[uint32]*mbarrier{}}
 		c.Linear = id[0] + m.Grid[0]*(id[1]+m.Grid[1]*id[2])
+		c.sharedBase = uint64(r) << 24
 		c.Smem = make([]byte, m.Prog.DynSharedOffset+m.DynSmem)
 		c.live = m.threadsPerCTA
 		for w := 0; w < m.warpsPerCTA; w++ {

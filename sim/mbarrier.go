@@ -33,6 +33,9 @@ type mbarrier struct {
 	// complete early again, reads of the late bytes) are not reported
 	// again
 	tainted bool
+	// tcCommitted: a tcgen05.commit arrived in the current phase; tcLast:
+	// in the phase that completed last (the tcgen05 fence rules)
+	tcCommitted, tcLast bool
 }
 
 // txAccount is one phase's tx bytes: armed by expect_tx and sent by the
@@ -332,6 +335,7 @@ func (mb *mbarrier) tryComplete() {
 		mb.phase++
 		mb.pending = mb.expected
 		mb.arrived = 0
+		mb.tcLast, mb.tcCommitted = mb.tcCommitted, false
 		u := mb.cta.u
 		u.progress++
 		if u.race != nil {
@@ -352,6 +356,7 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 	u := w.cta.u
 	var waits []mbarWait
 	var res uint32
+	commitWait := false
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		mb, c, off, ok := w.mbarAt(in, l, false)
@@ -374,6 +379,7 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 		}
 		if mb.live && mb.waitDone(mw) {
 			res |= 1 << l
+			commitWait = commitWait || mb.tcLast
 		} else {
 			dup := false
 			for _, x := range waits {
@@ -398,7 +404,7 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 		return
 	}
 	if res != 0 {
-		w.tcSynced()
+		w.tcSynced(commitWait)
 	}
 	if u.race != nil {
 		var seen []*mbarrier

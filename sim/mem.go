@@ -60,11 +60,10 @@ func resolve(sp ptx.Space, addr uint64) (memSpace, uint64) {
 // and the offset in its shared memory. Addresses below 1<<24 are the
 // issuing CTA's; mapa encodes rank r as (r+1)<<24.
 func (c *CTA) clusterShared(addr uint64) (*CTA, uint64, bool) {
-	hi := addr >> 24
-	if hi == 0 {
+	r := int(addr >> 24)
+	if r == 0 && !c.u.m.Clustered {
 		return c, addr, true
 	}
-	r := int(hi) - 1
 	if r >= len(c.u.ctas) || addr>>32 != 0 {
 		return nil, 0, false
 	}

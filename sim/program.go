@@ -110,13 +110,14 @@ type sregFill struct {
 type opKind uint8
 
 const (
-	oNone  opKind = iota
-	oReg          // a data register
-	oPred         // a predicate register
-	oImm          // an immediate, broadcast to all lanes
-	oSreg         // a special register read at run time (%clock ...)
-	oFrame        // a frame-relative address (local/param symbol in a function)
-	oSink         // "_"
+	oNone   opKind = iota
+	oReg           // a data register
+	oPred          // a predicate register
+	oImm           // an immediate, broadcast to all lanes
+	oSreg          // a special register read at run time (%clock ...)
+	oFrame         // a frame-relative address (local/param symbol in a function)
+	oSink          // "_"
+	oShared        // the shared::cta address of a shared variable (Imm) in the executing CTA
 )
 
 // Opnd is a decoded operand.

@@ -84,14 +84,20 @@ const (
 	HzClusterBarrier   HazardKind = "cluster/barrier"
 	HzSetmaxnreg       HazardKind = "setmaxnreg/count"
 	// tcgen05 and Tensor Memory
-	HzTmemAlloc     HazardKind = "tcgen05/alloc"
-	HzTmemLane      HazardKind = "tcgen05/lane-quarter"
-	HzTcgenWaitLd   HazardKind = "tcgen05/ld-before-wait"
-	HzTcgenWaitSt   HazardKind = "tcgen05/st-before-wait"
-	HzTcgenFence    HazardKind = "tcgen05/missing-fence"
-	HzCtaGroup      HazardKind = "tcgen05/cta-group-mixed"
-	HzTcgenInFlight HazardKind = "tcgen05/read-in-flight"
-	HzTmemUninit    HazardKind = "tcgen05/uninitialized-accumulate"
+	HzTmemAlloc      HazardKind = "tcgen05/alloc"
+	HzTmemLane       HazardKind = "tcgen05/lane-quarter"
+	HzTcgenWaitLd    HazardKind = "tcgen05/ld-before-wait"
+	HzTcgenWaitSt    HazardKind = "tcgen05/st-before-wait"
+	HzTcgenFence     HazardKind = "tcgen05/missing-fence"
+	HzCtaGroup       HazardKind = "tcgen05/cta-group-mixed"
+	HzTcgenInFlight  HazardKind = "tcgen05/read-in-flight"
+	HzTmemUninit     HazardKind = "tcgen05/uninitialized-accumulate"
+	HzTcgenLdRead    HazardKind = "tcgen05/ld-read-before-wait"
+	HzTcgenFenceNote HazardKind = "tcgen05/sync-without-fence"
+	HzTmemRace       HazardKind = "tcgen05/tmem-race"
+	HzTcgenScale     HazardKind = "tcgen05/scale-factors"
+	HzTcgenCollector HazardKind = "tcgen05/collector"
+	HzMulticastMask  HazardKind = "cluster/multicast-mask"
 	// performance
 	HzBankConflict HazardKind = "perf/bank-conflict"
 )
@@ -218,16 +224,28 @@ var ruleTable = []Rule{
 		"Columns must be allocated (power of two, 32..512) before use and freed before the CTA exits; no allocation after relinquish_alloc_permit."},
 	{HzTmemLane, SevError, isaTcgen05 + " (tcgen05.ld/st data movement shapes)", "a warp touches TMEM lanes outside its quarter",
 		"Warp w of a warpgroup can access TMEM lanes 32·(w%4) .. 32·(w%4)+31 only."},
-	{HzTcgenWaitLd, SevError, isaTcgen05 + " (tcgen05.wait)", "tcgen05.ld destinations used before tcgen05.wait::ld",
-		"tcgen05.ld is asynchronous: its destination registers are undefined until tcgen05.wait::ld."},
+	{HzTcgenWaitLd, SevError, isaTcgen05 + " (tcgen05.wait)", "TMEM released while a tcgen05.ld of it is incomplete",
+		"tcgen05.ld is asynchronous: until tcgen05.wait::ld (or until every destination register has been read) it may still be reading TMEM. A warp that reaches a barrier or an mbarrier arrival (the release of the accumulator to the MMA warp) with such a load pending, and no tcgen05.fence::before_thread_sync, lets the next MMA overwrite TMEM the load has not read (the bug behind flashinfer#5334). Fix: tcgen05.wait::ld before the release."},
+	{HzTcgenLdRead, SevNote, isaTcgen05 + " (tcgen05.wait)", "portability: tcgen05.ld destinations read before tcgen05.wait::ld",
+		"The ISA makes a tcgen05.ld's destinations defined at tcgen05.wait::ld. ptxas waits for each register at its first use (ptxas 13.0 compiles it silently), and CUTLASS's sm100 epilogues read the values this way, waiting only before they release the TMEM; the simulator delivers the loaded value at the read. Fix for portability: tcgen05.wait::ld before the first use."},
+	{HzTcgenFenceNote, SevNote, isaTcgen05Sync, "portability: a tcgen05 operation after a synchronization that follows other threads' tcgen05 work, with no tcgen05.fence::after_thread_sync",
+		"The ISA orders tcgen05 operations across a thread synchronization with tcgen05.fence::before_thread_sync and ::after_thread_sync. Where the other threads' work was complete before the synchronization (a tcgen05.commit's mbarrier phase, a returned tcgen05.alloc, loads completed by tcgen05.wait::ld) CUTLASS's sm100 kernels, which contain no tcgen05.fence, omit the fences. Fix for portability: tcgen05.fence::after_thread_sync after the wait."},
 	{HzTcgenWaitSt, SevError, isaTcgen05 + " (tcgen05.wait)", "TMEM reused after tcgen05.st without tcgen05.wait::st",
 		"tcgen05.st is asynchronous: its source registers and the TMEM it writes are in use until tcgen05.wait::st."},
 	{HzTcgenFence, SevError, isaTcgen05Sync, "a cross-thread TMEM handoff lacks tcgen05.fence",
-		"tcgen05 operations are ordered across a thread synchronization only with tcgen05.fence::before_thread_sync before it and tcgen05.fence::after_thread_sync after it."},
+		"tcgen05 operations are ordered across a thread synchronization only with tcgen05.fence::before_thread_sync before it and tcgen05.fence::after_thread_sync after it. Reported: a warp reaching a barrier or arrival with asynchronous tcgen05 work still pending (an mma, cp or shift not committed, an st without wait::st) and no fence::before_thread_sync; a warp whose next tcgen05 operation after a synchronization lacks the fence::after_thread_sync that another thread's fence::before_thread_sync asked for. Completion through tcgen05.commit or wait::ld/st is the sync-without-fence portability note."},
 	{HzCtaGroup, SevError, isaTcgen05, "tcgen05 .cta_group::1 and ::2 mixed in one kernel",
 		"All tcgen05 instructions of a kernel must use the same .cta_group."},
 	{HzTcgenInFlight, SevError, isaTcgen05 + " (tcgen05.mma, tcgen05.commit)", "TMEM is read while a tcgen05.mma writing it is in flight",
-		"Wait for the tcgen05.commit's mbarrier phase, then tcgen05.fence::after_thread_sync, before reading the accumulator."},
+		"Wait for the tcgen05.commit's mbarrier phase before reading the accumulator (or overwriting TMEM an in-flight MMA reads: its scale factors, its A)."},
+	{HzTmemRace, SevError, isaTcgen05Sync + "; " + isaTcgen05 + " (tcgen05.mma, tcgen05.cp)", "TMEM written while another thread's unordered access to it may be pending",
+		"An MMA overwrites an accumulator that a warp read with tcgen05.ld and has not released (no arrival of that warp is ordered before the MMA's issue: in a CTA pair the release must count the warps of both CTAs), an MMA reads scale factors or A that another thread copied into TMEM without synchronization, or two threads' tcgen05.cp/st write the same TMEM unordered. Fix: order the accesses (the consumer's release before the producer's MMA; the copy's tcgen05.commit mbarrier phase before the MMA)."},
+	{HzTcgenScale, SevError, isaTcgen05 + " (tcgen05.mma .block_scale; scale factors in TMEM)", "block scaling: scale factors that do not match the instruction descriptor or were never copied into TMEM",
+		"A block-scaled tcgen05.mma reads the scale factor of row r for its j-th k-block from byte ID+j of the TMEM cell at lane r%128, column base + 4·(r/128) + (r%128)/32 (the layout tcgen05.cp .32x128b.warpx4 gives CUTLASS's 128x4 chunks). Reported: cells no tcgen05.cp or st wrote (the scale-factor address or ID points elsewhere), IDs that .scale_vec::2X/4X do not allow, a scale-factor address with a lane."},
+	{HzTcgenCollector, SevError, isaTcgen05 + " (tcgen05.mma .collector::a)", "collector::a::use or ::lastuse with no A matrix kept by a ::fill",
+		"The collector buffer keeps the A matrix of a tcgen05.mma .collector::a::fill for the next MMAs of the thread (::use, ::lastuse); using it without a fill of the same shape reads garbage."},
+	{HzMulticastMask, SevError, isaTcgen05 + " (tcgen05.commit .multicast::cluster); 9.7.9.25 (multicast)", "a multicast ctaMask naming CTAs outside the cluster, or a pair commit that leaves out half of the pair",
+		"A tcgen05.commit .cta_group::2 must signal both CTAs of the pair whose TMEM the MMAs wrote, or the left-out CTA never learns that its accumulator is ready."},
 	{HzTmemUninit, SevError, isaTcgen05 + " (tcgen05.mma: enable-input-d)", "tcgen05.mma accumulates into TMEM columns that were never written",
 		"With enable-input-d true, tcgen05.mma adds the product to the accumulator already in TMEM. Freshly allocated TMEM holds garbage (it is not zeroed), so the first MMA of a tile must run with enable-input-d false (or the accumulator must be written with tcgen05.st / tcgen05.cp first). Fix: pass false as enable-input-d for the first K step."},
 	// performance

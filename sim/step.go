@@ -143,7 +143,11 @@ func (s *Stepper) ClearBreaks() { s.breaks = map[int]bool{} }
 
 // unit returns the current unit, starting the next one when needed.
 func (s *Stepper) unit() *unit {
-	if s.u == nil && s.ui < len(s.units) {
+	for s.u == nil && s.ui < len(s.units) {
+		if !s.m.claimUnit(s.ui) { // cancelled by clusterlaunchcontrol
+			s.ui++
+			continue
+		}
 		s.u = s.m.newUnit(s.units[s.ui])
 	}
 	return s.u

@@ -5,9 +5,7 @@ import (
 	"math/bits"
 	"sort"
 
-	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/isa/ptx"
-	"github.com/tcsim/tcsim/sim/datapath"
 )
 
 // tcgen05 (sm_100a, PTX ISA 9.7.16): Tensor Memory (128 lanes × 512
@@ -28,8 +26,13 @@ type tmemState struct {
 	used       [tmemCols]bool
 	relinquish bool
 	ctaGroup   string
-	pendingW   []uint16 // per cell: in-flight MMAs writing it
-	written    []bool   // per cell: written (mma, st, cp) since its allocation
+	pairQ      []tmemAlloc // allocations the peer's tcgen05.alloc.cta_group::2 made here, not yet claimed by this CTA's warp
+	pendingW   []uint16    // per cell: in-flight MMAs writing it
+	pendingR   []uint16    // per cell: in-flight MMAs reading it (A in TMEM, scale factors)
+	pendingRBy []int32     // per cell: the thread (CTA linear·1024 + tid) that issued the last of them
+	written    []bool      // per cell: written by tcgen05.cp, st or mma since the kernel began
+	readBy     []epoch     // per cell: the last tcgen05.ld (race detection; nil without --check)
+	writtenBy  []epoch     // per cell: the last tcgen05.cp or st (race detection; nil without --check)
 }
 
 type tmemAlloc struct {
@@ -40,8 +43,17 @@ type tmemAlloc struct {
 
 func (c *CTA) tmemState() *tmemState {
 	if c.tmem == nil {
-		c.tmem = &tmemState{cells: make([]uint32, tmemLanes*tmemCols), allocs: map[uint32]tmemAlloc{}, pendingW: make([]uint16, tmemLanes*tmemCols),
-			written: make([]bool, tmemLanes*tmemCols)}
+		n := tmemLanes * tmemCols
+		c.tmem = &tmemState{cells: make([]uint32, n), allocs: map[uint32]tmemAlloc{}, pendingW: make([]uint16, n),
+			pendingR: make([]uint16, n), pendingRBy: make([]int32, n), written: make([]bool, n)}
+		if c.u.race != nil {
+			c.tmem.readBy = make([]epoch, n)
+			c.tmem.writtenBy = make([]epoch, n)
+			for i := range c.tmem.readBy {
+				c.tmem.readBy[i] = noEpoch
+				c.tmem.writtenBy[i] = noEpoch
+			}
+		}
 	}
 	return c.tmem
 }
@@ -53,8 +65,15 @@ func (t *tmemState) checkExit(c *CTA) {
 		cols = append(cols, int(col))
 	}
 	sort.Ints(cols)
+	for _, a := range t.pairQ {
+		m.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: a.pc, CTA: c.ID, Warp: -1,
+			Msg: fmt.Sprintf("the peer CTA's tcgen05.alloc.cta_group::2 allocated TMEM columns [%d, %d) for the pair, but no warp of CTA %s executed its half of the collective alloc", a.col, a.col+a.n, fmtID(c.ID))})
+	}
 	for _, col := range cols {
 		a := t.allocs[uint32(col)]
+		if a.warp < 0 {
+			continue // reported above
+		}
 		m.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: a.pc, CTA: c.ID, Warp: a.warp,
 			Msg: fmt.Sprintf("the CTA exits with TMEM columns [%d, %d) still allocated: every tcgen05.alloc needs a tcgen05.dealloc before the kernel exits", a.col, a.col+a.n)})
 	}
@@ -69,6 +88,40 @@ func (c *CTA) TMEM(lane, col int) (uint32, bool) {
 }
 
 func tmemAddr(a uint64) (lane, col int) { return int(a >> 16 & 0xFFFF), int(a & 0xFFFF) }
+
+// clearColumn forgets what was written to column k (a new allocation's
+// contents are undefined).
+func (t *tmemState) clearColumn(k int) {
+	for lane := 0; lane < tmemLanes; lane++ {
+		t.written[lane*tmemCols+k] = false
+		if t.writtenBy != nil {
+			t.writtenBy[lane*tmemCols+k] = noEpoch
+		}
+		if t.readBy != nil {
+			t.readBy[lane*tmemCols+k] = noEpoch
+		}
+	}
+}
+
+// free reports whether columns [col, col+n) are all free.
+func (t *tmemState) free(col, n int) bool {
+	for k := col; k < col+n; k++ {
+		if t.used[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// peer returns the other CTA of c's pair for .cta_group::2 (the CTA of the
+// cluster whose rank differs from c's in bit 0), or nil.
+func (c *CTA) peer() *CTA {
+	r := c.Rank ^ 1
+	if !c.u.m.Clustered || r >= len(c.u.ctas) {
+		return nil
+	}
+	return c.u.ctas[r]
+}
 
 // allocated reports whether columns [col, col+n) are allocated.
 func (t *tmemState) allocated(col, n int) bool {
@@ -97,38 +150,89 @@ func (w *Warp) ctaGroup(in *Inst) {
 	}
 }
 
-// tcIssue notes a tcgen05 operation for the fence checks.
-func (w *Warp) tcIssue(in *Inst, m uint32) {
+// The fence rules. tcgen05 operations of different threads are ordered
+// through a thread synchronization (bar, barrier.cluster, an mbarrier
+// phase completed by thread arrivals) only with tcgen05.fence::
+// before_thread_sync before it in the thread that issued them and
+// tcgen05.fence::after_thread_sync after it in the thread that goes on
+// (PTX ISA 9.7.16.6). Two completion mechanisms make the fences
+// unnecessary, and the checker does not ask for them there: an mbarrier
+// phase completed by tcgen05.commit (the tensor core's own arrival once the
+// committed operations are done) and tcgen05.wait::ld / wait::st, after
+// which the thread's loads and stores are complete. tcgen05.alloc,
+// dealloc and relinquish_alloc_permit complete when they return. This is
+// how CUTLASS's sm100 kernels synchronize: they contain no tcgen05.fence.
+//
+//   - A warp that reaches a thread synchronization with asynchronous
+//     tcgen05 work of its own still pending (an mma, cp or shift not
+//     followed by a commit, an ld without wait::ld, an st without wait::st)
+//     and no fence::before_thread_sync is reported there.
+//   - A warp that passes a synchronization after another thread published
+//     tcgen05 work with fence::before_thread_sync must issue
+//     fence::after_thread_sync before its next tcgen05 operation.
+
+// tcIssue notes a tcgen05 operation for the fence checks; async is true
+// for the operations that complete later (mma, cp, shift).
+func (w *Warp) tcIssue(in *Inst, m uint32, async bool) {
 	w.ctaGroup(in)
 	c := w.cta
 	c.tcgenIssued++
-	w.tcSinceBefore = true
-	if w.tcNeedAfter {
+	w.tcOwn++
+	w.tcAny = true
+	if async {
+		w.tcSinceBefore = true
+	}
+	switch {
+	case w.tcNeedAfter:
 		c.u.m.hazard(Hazard{Kind: HzTcgenFence, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
 			Msg:    "tcgen05 operation after a thread synchronization with no tcgen05.fence::after_thread_sync in between",
-			Detail: "tcgen05 operations of other threads ordered before the synchronization (alloc, mma, ld, st) are only ordered before this one with tcgen05.fence::after_thread_sync after the barrier or mbarrier wait"})
-		w.tcNeedAfter = false
+			Detail: "another thread published tcgen05 work with tcgen05.fence::before_thread_sync and a thread synchronization; this thread's tcgen05 operations are only ordered after that work with tcgen05.fence::after_thread_sync after the barrier or mbarrier wait"})
+	case w.tcNoteAfter:
+		c.u.m.hazard(Hazard{Kind: HzTcgenFenceNote, Severity: SevNote, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
+			Msg:    "tcgen05 operation after a synchronization that follows other threads' tcgen05 work, with no tcgen05.fence::after_thread_sync",
+			Detail: "the ISA's ordering rules put tcgen05.fence::after_thread_sync here; the work was complete before the synchronization (a tcgen05.commit's mbarrier phase, a returned tcgen05.alloc), and CUTLASS's sm100 kernels, which contain no tcgen05.fence, rely on that"})
 	}
+	w.tcNeedAfter, w.tcNoteAfter = false, false
 }
 
-// tcSynced is called when warp w passes a thread synchronization point.
-func (w *Warp) tcSynced() {
+// tcSynced is called when warp w passes a thread synchronization point;
+// commitWait says the point was an mbarrier phase that a tcgen05.commit
+// completed.
+func (w *Warp) tcSynced(commitWait bool) {
 	c := w.cta
-	if c.tcgenIssued > w.tcSeenIssued {
+	if c.tcgenFenced > w.tcSeenFenced {
 		w.tcNeedAfter = true
 	}
-	w.tcSeenIssued = c.tcgenIssued
+	others := c.tcgenIssued - w.tcOwn
+	if others > w.tcSeenIssued || commitWait {
+		w.tcNoteAfter = true
+	}
+	w.tcSeenFenced = c.tcgenFenced
+	w.tcSeenIssued = others
+	w.tcAny = false
 }
 
 // tcArrive is called when warp w reaches a thread synchronization point.
 func (w *Warp) tcArrive(in *Inst) {
-	if !w.tcSinceBefore || !w.cta.u.m.Prog.hasTcgen05 {
+	if !w.cta.u.m.Prog.hasTcgen05 {
 		return
 	}
-	w.tcSinceBefore = false
-	w.cta.u.m.hazard(Hazard{Kind: HzTcgenFence, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID,
-		Msg:    "thread synchronization after tcgen05 operations with no tcgen05.fence::before_thread_sync before it",
-		Detail: "tcgen05 operations are only ordered before a barrier or mbarrier arrival (and so before other threads' tcgen05 work) with tcgen05.fence::before_thread_sync"})
+	ldPending := len(w.tcld) > 0 && !w.tcldFenced
+	if !w.tcSinceBefore && !w.tcStPending && !ldPending {
+		return
+	}
+	h := Hazard{Kind: HzTcgenFence, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID,
+		Msg:    "thread synchronization while this warp's tcgen05 operations are pending, with no tcgen05.fence::before_thread_sync before it",
+		Detail: "pending asynchronous tcgen05 work (an mma, cp or shift not yet committed with tcgen05.commit, an st without tcgen05.wait::st) is only ordered before a barrier or mbarrier arrival, and so before other threads' tcgen05 work, with tcgen05.fence::before_thread_sync"}
+	if ldPending && !w.tcSinceBefore && !w.tcStPending {
+		p := w.tcld[0]
+		h.Kind = HzTcgenWaitLd
+		h.Msg = "thread synchronization while a tcgen05.ld of this warp is incomplete (no tcgen05.wait::ld, and not every destination register read yet): the TMEM it reads may be handed to other threads and overwritten before the load has read it"
+		h.Detail = "issue tcgen05.wait::ld before releasing the accumulator (an mbarrier arrival, a barrier, a dealloc by another warp)"
+		h.Related = w.cta.u.m.Prog.pos(p.in)
+	}
+	w.tcSinceBefore, w.tcStPending, w.tcldFenced = false, false, true
+	w.cta.u.m.hazard(h)
 }
 
 func decTcFence(before bool) decodeFn {
@@ -136,10 +240,14 @@ func decTcFence(before bool) decodeFn {
 		d.c.p.hasTcgen05 = true
 		d.in.fn = func(w *Warp, in *Inst, m uint32) {
 			if before {
-				w.tcSinceBefore = false
+				if w.tcAny || w.tcSinceBefore {
+					w.cta.tcgenFenced++
+				}
+				w.tcSinceBefore, w.tcStPending, w.tcldFenced = false, false, true
 			} else {
-				w.tcNeedAfter = false
-				w.tcSeenIssued = w.cta.tcgenIssued
+				w.tcNeedAfter, w.tcNoteAfter = false, false
+				w.tcSeenFenced = w.cta.tcgenFenced
+				w.tcSeenIssued = w.cta.tcgenIssued - w.tcOwn
 			}
 		}
 		return nil
@@ -152,9 +260,6 @@ func decTcAlloc(alloc bool) decodeFn {
 	return func(d *decoder) error {
 		d.c.p.hasTcgen05 = true
 		x := d.x
-		if x.ModPrefix("cta_group::") == "cta_group::2" {
-			return fmt.Errorf("tcgen05 .cta_group::2 is not supported by the simulator")
-		}
 		if alloc {
 			a, err := d.memAddr(x.Operands[0])
 			if err != nil {
@@ -196,7 +301,17 @@ func execTcAlloc(w *Warp, in *Inst, m uint32) {
 	l := firstLane(m)
 	if w.retryPC != in.PC {
 		w.alignedCheck(in, m)
-		w.tcIssue(in, m)
+		w.tcIssue(in, m, false)
+	}
+	pair := in.PTX.ModPrefix("cta_group::") == "cta_group::2"
+	var peer *CTA
+	if pair {
+		if peer = c.peer(); peer == nil {
+			mach.hazard(Hazard{Kind: HzCtaGroup, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID,
+				Msg: "tcgen05.alloc.cta_group::2 in a CTA without a peer: the CTA pair is two CTAs of one cluster whose ranks differ in bit 0"})
+			w.fault(in, l, "tcgen05.alloc.cta_group::2: CTA %s has no peer CTA in its cluster", fmtID(c.ID))
+			return
+		}
 	}
 	n := int(uint32(w.src(&in.src[1], 1)[l]))
 	if n < 32 || n > 512 || n&(n-1) != 0 {
@@ -210,31 +325,43 @@ func execTcAlloc(w *Warp, in *Inst, m uint32) {
 			Msg: "tcgen05.alloc after tcgen05.relinquish_alloc_permit: the CTA gave up its right to allocate"})
 	}
 	col := -1
-	for s := 0; s+n <= tmemCols; s += n {
-		free := true
-		for k := s; k < s+n; k++ {
-			if t.used[k] {
-				free = false
+	if pair && len(t.pairQ) > 0 {
+		// The peer's warp allocated the columns in both CTAs' TMEM; this
+		// warp's alloc is the other half of the collective operation.
+		col = t.pairQ[0].col
+		t.pairQ = t.pairQ[1:]
+		if a := t.allocs[uint32(col)]; a.n != n {
+			mach.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID,
+				Msg: fmt.Sprintf("tcgen05.alloc.cta_group::2 of %d columns, while the peer CTA's warp asked for %d: both warps of the pair must allocate the same number of columns", n, a.n)})
+		}
+		t.allocs[uint32(col)] = tmemAlloc{col: col, n: n, pc: in.PC, warp: w.ID}
+	} else {
+		for s := 0; s+n <= tmemCols; s += n {
+			if t.free(s, n) && (peer == nil || peer.tmemState().free(s, n)) {
+				col = s
 				break
 			}
 		}
-		if free {
-			col = s
-			break
+		if col < 0 {
+			// tcgen05.alloc blocks until columns are free.
+			w.block(waitInfo{kind: waitSpin, spinAt: c.u.progress})
+			return
+		}
+		for k := col; k < col+n; k++ {
+			t.used[k] = true
+			t.clearColumn(k)
+		}
+		t.allocs[uint32(col)] = tmemAlloc{col: col, n: n, pc: in.PC, warp: w.ID}
+		if peer != nil {
+			pt := peer.tmemState()
+			for k := col; k < col+n; k++ {
+				pt.used[k] = true
+				pt.clearColumn(k)
+			}
+			pt.allocs[uint32(col)] = tmemAlloc{col: col, n: n, pc: in.PC, warp: -1}
+			pt.pairQ = append(pt.pairQ, tmemAlloc{col: col, n: n, pc: in.PC, warp: -1})
 		}
 	}
-	if col < 0 {
-		// tcgen05.alloc blocks until columns are free.
-		w.block(waitInfo{kind: waitSpin, spinAt: c.u.progress})
-		return
-	}
-	for k := col; k < col+n; k++ {
-		t.used[k] = true
-		for lane := 0; lane < tmemLanes; lane++ {
-			t.written[lane*tmemCols+k] = false
-		}
-	}
-	t.allocs[uint32(col)] = tmemAlloc{col: col, n: n, pc: in.PC, warp: w.ID}
 	dst := w.addrOf(&in.src[0], l, 0)
 	b := w.mem(in, ptx.SpaceShared, dst, 4, l, true)
 	if b == nil {
@@ -251,7 +378,7 @@ func execTcDealloc(w *Warp, in *Inst, m uint32) {
 	t := c.tmemState()
 	l := firstLane(m)
 	w.alignedCheck(in, m)
-	w.tcIssue(in, m)
+	w.tcIssue(in, m, false)
 	lane, col := tmemAddr(w.src(&in.src[0], 0)[l])
 	n := int(uint32(w.src(&in.src[1], 1)[l]))
 	a, ok := t.allocs[uint32(col)]
@@ -282,280 +409,28 @@ func decTcRelinquish(d *decoder) error {
 	return nil
 }
 
-// mma ----------------------------------------------------------------------------
-
-type tcMmaInfo struct {
-	key     datapath.Key // the family, CTA group and kind; the descriptor gives the rest
-	kind    desc.Kind
-	aTmem   bool
-	d, a, b Opnd
-	idesc   Opnd
-	enable  Opnd
-	scaleD  int
-}
-
-func decTcMma(d *decoder) error {
-	d.c.p.hasTcgen05 = true
-	x := d.x
-	mi := &tcMmaInfo{}
-	group := x.ModPrefix("cta_group::")
-	if group == "cta_group::2" {
-		return fmt.Errorf("tcgen05.mma .cta_group::2 is not supported by the simulator")
-	}
-	kn := x.ModPrefix("kind::")
-	switch kn {
-	case "kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8":
-	default:
-		return fmt.Errorf("tcgen05.mma .%s is not supported by the simulator (f16, tf32, f8f6f4 and i8 are)", kn)
-	}
-	if x.Has("block_scale") || x.ModPrefix("collector::") != "" || x.Has("ashift") {
-		return fmt.Errorf("tcgen05.mma with block scaling, collector usage or .ashift is not supported by the simulator")
-	}
-	k, err := desc.ParseKind(kn[len("kind::"):])
-	if err != nil {
-		return err
-	}
-	mi.kind = k
-	mi.key = datapath.Key{Family: datapath.FamilyTcgen05, Kind: k}
-	if group == "cta_group::1" {
-		mi.key.CTAGroup = 1
-	}
-	ops := x.Operands
-	if mi.d, err = d.memAddr(ops[0]); err != nil {
-		return err
-	}
-	if a, ok := ops[1].(*ptx.Address); ok {
-		mi.aTmem = true
-		if mi.a, err = d.addr(a); err != nil {
-			return err
-		}
-	} else if mi.a, err = d.val(ops[1], ptx.B64); err != nil {
-		return err
-	}
-	if mi.b, err = d.val(ops[2], ptx.B64); err != nil {
-		return err
-	}
-	if mi.idesc, err = d.val(ops[3], ptx.B32); err != nil {
-		return err
-	}
-	rest := ops[4:]
-	if len(rest) > 0 {
-		if _, ok := rest[0].(*ptx.Vector); ok {
-			return fmt.Errorf("tcgen05.mma with disable-output-lane is not supported by the simulator")
-		}
-	}
-	if len(rest) == 0 {
-		return fmt.Errorf("tcgen05.mma: missing enable-input-d")
-	}
-	if mi.enable, err = d.val(rest[0], ptx.Pred); err != nil {
-		return err
-	}
-	if len(rest) > 1 {
-		if im, ok := rest[1].(*ptx.Imm); ok {
-			mi.scaleD = int(im.Int())
-		}
-	}
-	d.in.src = []Opnd{mi.d, mi.a, mi.b, mi.idesc, mi.enable}
-	d.in.ext = mi
-	d.in.fn = execTcMma
-	return nil
-}
-
-// matMuler is a datapath with a whole-matrix fast path.
-type matMuler interface {
-	MatMul(M, N, K int, a, b, c []uint64) []uint64
-}
-
-func execTcMma(w *Warp, in *Inst, m uint32) {
-	mi := in.ext.(*tcMmaInfo)
-	c := w.cta
-	u := c.u
-	mach := u.m
-	for mm := m; mm != 0; mm &= mm - 1 {
-		l := bits.TrailingZeros32(mm)
-		w.tcIssue(in, 1<<l)
-		dAddr := w.src(&mi.d, 0)[l] + uint64(mi.d.Off)
-		aVal := w.src(&mi.a, 1)[l] + uint64(mi.a.Off)
-		bDesc := w.src(&mi.b, 2)[l]
-		idv := uint32(w.src(&mi.idesc, 0)[l])
-		enable := w.predVal(&mi.enable)>>l&1 == 1
-		id := desc.DecodeIDesc(idv, mi.kind)
-		for _, f := range id.Check(desc.IDescContext{}) {
-			if f.Severity == desc.Error {
-				mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-					Msg: fmt.Sprintf("tcgen05.mma instruction descriptor %#x: %s", idv, f.Msg)})
-			}
-		}
-		dp, err := datapath.Lookup(mi.key, datapath.TCOptions{IDesc: idv, HasIDesc: true, ScaleInputD: mi.scaleD})
-		M, N := dp.M, dp.N
-		if err == nil && dp.Eval == nil {
-			err = fmt.Errorf("no datapath for this kind")
-		}
-		if err != nil {
-			w.fault(in, l, "tcgen05.mma: %v (instruction descriptor %#x)", err, idv)
-			return
-		}
-		if M != 128 && M != 64 {
-			w.fault(in, l, "tcgen05.mma with M=%d: only M=64 and M=128 (cta_group::1) are supported", M)
-			return
-		}
-		dLane, dCol := tmemAddr(dAddr)
-		t := c.tmemState()
-		if !t.allocated(dCol, N) || dLane != 0 {
-			mach.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-				Msg: fmt.Sprintf("tcgen05.mma writes TMEM columns [%d, %d) at lane %d, which are not allocated (or the lane field is not 0)", dCol, dCol+N, dLane)})
-			if dCol+N > tmemCols || dLane != 0 {
-				w.fault(in, l, "tcgen05.mma: the accumulator [lane %d, columns %d..%d) is outside TMEM", dLane, dCol, dCol+N)
-				return
-			}
-		}
-		K := dp.K
-		ab, bb := dp.A.Container, dp.B.Container
-		if ab < 8 {
-			ab = 8 // FP4 in kind::f8f6f4 sits unpacked in bytes
-		}
-		if bb < 8 {
-			bb = 8
-		}
-		var aTab *smemTable
-		if !mi.aTmem {
-			aTab = smemOperand(aVal, M, K, ab, id.TransposeA, true)
-			if aTab.err != nil {
-				mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Msg: fmt.Sprintf("tcgen05.mma A descriptor %#x: %v", aVal, aTab.err)})
-				return
-			}
-		}
-		bTab := smemOperand(bDesc, N, K, bb, id.TransposeB, true)
-		if bTab.err != nil {
-			mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Msg: fmt.Sprintf("tcgen05.mma B descriptor %#x: %v", bDesc, bTab.err)})
-			return
-		}
-		var rd []region
-		for _, tab := range []*smemTable{aTab, bTab} {
-			if tab == nil {
-				continue
-			}
-			for _, ch := range tab.chunks {
-				if int(ch)+16 > len(c.Smem) {
-					w.fault(in, l, "tcgen05.mma: a descriptor reads shared bytes [%#x, %#x), beyond the CTA's %d bytes", ch, ch+16, len(c.Smem))
-					return
-				}
-				w.asyncReadCheck(in, c, ch, 16, "tcgen05.mma")
-				rd = append(rd, region{c, ch, 16})
-			}
-		}
-		lanes := func(row int) int {
-			if M == 64 {
-				return 32*(row/16) + row%16
-			}
-			return row
-		}
-		op := &asyncOp{kind: akTcgenMMA, cta: c, w: w, lane: l, tid: 32*w.ID + l, in: in, rd: rd}
-		if u.race != nil {
-			op.issueVC = u.race.issueVC(w)
-			chunks := make([]uint32, 0, len(rd))
-			for _, r := range rd {
-				chunks = append(chunks, r.off)
-			}
-			op.hbRead = u.race.asyncReadRegions(op.issueVC, in, c, w.ID, 1<<l, chunks, 0, 0, "tcgen05.mma", w)
-			u.race.tcRead(c, op.tid, op.hbRead)
-		}
-		uninit := 0
-		for r := 0; r < M; r++ {
-			base := lanes(r)*tmemCols + dCol
-			for n := 0; n < N; n++ {
-				t.pendingW[base+n]++
-				if enable && !t.written[base+n] {
-					uninit++
-				}
-				t.written[base+n] = true
-			}
-		}
-		if uninit > 0 {
-			mach.hazard(Hazard{Kind: HzTmemUninit, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-				Msg:    fmt.Sprintf("tcgen05.mma accumulates (enable-input-d true) into %d TMEM cells of columns [%d, %d) that nothing wrote since tcgen05.alloc: the product is added to garbage", uninit, dCol, dCol+N),
-				Detail: "freshly allocated Tensor Memory is not zeroed: run the first MMA of the tile with enable-input-d false, or write the accumulator (tcgen05.st, tcgen05.cp) first"})
-		}
-		an, bn, dn := dp.A.Name, dp.B.Name, dp.C.Name
-		op.desc = fmt.Sprintf("M=%d N=%d K=%d %s×%s→%s into TMEM column %d", M, N, K, an, bn, dn, dCol)
-		op.run = func(op *asyncOp) {
-			for r := 0; r < M; r++ {
-				base := lanes(r)*tmemCols + dCol
-				for n := 0; n < N; n++ {
-					t.pendingW[base+n]--
-				}
-			}
-			a := make([]uint64, M*K)
-			b := make([]uint64, N*K)
-			cc := make([]uint64, M*N)
-			if mi.aTmem {
-				aLane, aCol := tmemAddr(aVal)
-				per := 32 / ab
-				for r := 0; r < M; r++ {
-					for k := 0; k < K; k++ {
-						cell := t.cells[(aLane+lanes(r))*tmemCols+aCol+k/per]
-						a[r*K+k] = uint64(cell) >> (uint(k%per) * uint(ab)) & (uint64(1)<<ab - 1)
-					}
-				}
-			} else {
-				for i, ba := range aTab.addrs {
-					a[i] = readBits(c.Smem, ba, ab)
-				}
-				c.layoutCheck(aTab, M, K, id.TransposeA, in, "A", desc.DecodeTCGen05Smem(aVal).Swizzle())
-				c.provenanceCheck(aTab, M, K, ab, in, "A")
-			}
-			for i, ba := range bTab.addrs {
-				b[i] = readBits(c.Smem, ba, bb)
-			}
-			c.layoutCheck(bTab, N, K, id.TransposeB, in, "B", desc.DecodeTCGen05Smem(bDesc).Swizzle())
-			c.provenanceCheck(bTab, N, K, bb, in, "B")
-			if enable {
-				for r := 0; r < M; r++ {
-					base := lanes(r)*tmemCols + dCol
-					for n := 0; n < N; n++ {
-						v := uint64(t.cells[base+n])
-						if dp.C.Bits == 16 {
-							v &= 0xFFFF
-						}
-						cc[r*N+n] = v
-					}
-				}
-			}
-			var d []uint64
-			if mod, ok := dp.Eval.(matMuler); ok {
-				d = mod.MatMul(M, N, K, a, b, cc)
-			} else {
-				d = make([]uint64, M*N)
-				for i := 0; i < M; i++ {
-					for j := 0; j < N; j++ {
-						d[i*N+j] = dp.Eval.Dot(a[i*K:(i+1)*K], b[j*K:(j+1)*K], cc[i*N+j])
-					}
-				}
-			}
-			for r := 0; r < M; r++ {
-				base := lanes(r)*tmemCols + dCol
-				for n := 0; n < N; n++ {
-					t.cells[base+n] = uint32(d[r*N+n])
-				}
-			}
-		}
-		u.issue(op)
-	}
-}
-
 // commit: an mbarrier arrival once the thread's earlier tcgen05 async
 // operations complete.
 func decTcCommit(d *decoder) error {
 	d.c.p.hasTcgen05 = true
 	x := d.x
-	if x.Has("multicast::cluster") {
-		return fmt.Errorf("tcgen05.commit .multicast::cluster is not supported by the simulator")
-	}
+	multicast := x.Has("multicast::cluster")
+	pairCommit := x.ModPrefix("cta_group::") == "cta_group::2"
 	a, err := d.memAddr(x.Operands[0])
 	if err != nil {
 		return err
 	}
 	d.in.src = []Opnd{a}
+	if multicast {
+		if len(x.Operands) < 2 {
+			return fmt.Errorf("tcgen05.commit .multicast::cluster needs a ctaMask operand")
+		}
+		cm, err := d.val(x.Operands[1], ptx.B16)
+		if err != nil {
+			return err
+		}
+		d.in.src = append(d.in.src, cm)
+	}
 	d.in.fn = func(w *Warp, in *Inst, m uint32) {
 		u := w.cta.u
 		for mm := m; mm != 0; mm &= mm - 1 {
@@ -565,13 +440,37 @@ func decTcCommit(d *decoder) error {
 			if !ok {
 				return
 			}
-			if mb == nil || !mb.live {
-				u.m.mbarHazard(w, in, 1<<l, HzMbarUninit, "tcgen05.commit arrives on the mbarrier at %#x, which is not initialized", off)
-				continue
+			var targets []*mbarrier
+			if multicast {
+				mask := uint32(w.src(&in.src[1], 1)[l]) & 0xFFFF
+				if mask == 0 || mask>>len(u.ctas) != 0 {
+					u.m.mbarHazard(w, in, 1<<l, HzMulticastMask, "tcgen05.commit .multicast::cluster with ctaMask %#x: the cluster has %d CTAs (ranks 0-%d); a mask bit names a CTA that does not exist, or no CTA at all", mask, len(u.ctas), len(u.ctas)-1)
+				} else if pairCommit {
+					if p := w.cta.peer(); p != nil && (mask>>p.Rank&1 == 0 || mask>>w.cta.Rank&1 == 0) {
+						u.m.mbarHazard(w, in, 1<<l, HzMulticastMask, "tcgen05.commit.cta_group::2 with ctaMask %#x leaves out CTA rank %d of the pair (ranks %d and %d): the pair's MMAs write both CTAs' TMEM, and a CTA whose mbarrier is not signalled cannot know when its accumulator is ready", mask, map[bool]int{true: p.Rank, false: w.cta.Rank}[mask>>p.Rank&1 == 0], w.cta.Rank&^1, w.cta.Rank|1)
+					}
+				}
+				for r := 0; r < len(u.ctas); r++ {
+					if mask>>r&1 == 0 {
+						continue
+					}
+					t := u.ctas[r].mbars[off]
+					if t == nil || !t.live {
+						u.m.mbarHazard(w, in, 1<<l, HzMbarUninit, "tcgen05.commit multicasts to the mbarrier at %#x of CTA rank %d, which is not initialized", off, r)
+						continue
+					}
+					targets = append(targets, t)
+				}
+			} else {
+				if mb == nil || !mb.live {
+					u.m.mbarHazard(w, in, 1<<l, HzMbarUninit, "tcgen05.commit arrives on the mbarrier at %#x, which is not initialized", off)
+					continue
+				}
+				targets = []*mbarrier{mb}
 			}
 			w.tcSinceBefore = false // the commit is the synchronization of the async work
 			tid := 32*w.ID + l
-			op := &asyncOp{kind: akTcgenCommit, cta: w.cta, w: w, lane: l, tid: tid, in: in, desc: fmt.Sprintf("arrive on mbarrier %#x", off)}
+			op := &asyncOp{kind: akTcgenCommit, cta: w.cta, w: w, lane: l, tid: tid, in: in, desc: fmt.Sprintf("arrive on mbarrier %#x (%d CTAs)", off, len(targets))}
 			// the shared-memory reads of the thread's tcgen05 operations are
 			// released by this arrival
 			var reads []*asyncRead
@@ -579,14 +478,17 @@ func decTcCommit(d *decoder) error {
 				reads = u.race.tcCommit(w.cta, tid)
 			}
 			op.run = func(op *asyncOp) {
-				if u.race != nil {
-					e := u.race.mbarEpoch(mb, in.PC, ekGeneric)
-					for _, a := range reads {
-						a.release(e)
+				for _, t := range targets {
+					if u.race != nil {
+						e := u.race.mbarEpoch(t, in.PC, ekGeneric)
+						for _, a := range reads {
+							a.release(e)
+						}
+						u.race.mbarAsyncArrive(t, op.issueVC, in.PC)
 					}
-					u.race.mbarAsyncArrive(mb, op.issueVC, in.PC)
+					t.tcCommitted = true
+					t.asyncArrive(in.PC, 1)
 				}
-				mb.asyncArrive(in.PC, 1)
 			}
 			u.issue(op)
 		}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/tcsim/tcsim/isa/ptx"
@@ -23,24 +24,48 @@ type tcLdInfo struct {
 	addr    Opnd
 	split   int // immHalfSplitoff for 16x32bx2
 	lanes16 bool
+	values  int  // fragment values per thread (the atom's)
+	pack    bool // .pack::16b / .unpack::16b: two 16-bit cells a register
+	// .red: the min or max of each thread's loaded values into redDst
+	red            string
+	redAbs, redNaN bool
+	redType        string
+	redDst         Opnd
 }
 
 type tcldPending struct {
-	regs []int32
-	vals [][32]uint64
-	mask uint32
-	in   *Inst
+	regs  []int32
+	vals  [][32]uint64
+	done  []bool // destinations already delivered by a read
+	left  int
+	noted bool // the portability note for reading before wait::ld was given
+	mask  uint32
+	in    *Inst
 }
 
 func decTcLdSt(load bool) decodeFn {
 	return func(d *decoder) error {
 		d.c.p.hasTcgen05 = true
 		x := d.x
-		if x.Has("red") || x.Has("pack::16b") || x.Has("unpack::16b") {
-			return fmt.Errorf("%s with .red, .pack::16b or .unpack::16b is not supported by the simulator", x.Opcode)
+		li := &tcLdInfo{load: load, pack: x.Has("pack::16b") || x.Has("unpack::16b")}
+		if x.Has("red") {
+			li.red = "max"
+			if x.Has("min") {
+				li.red = "min"
+			}
+			li.redAbs, li.redNaN = x.Has("abs"), x.Has("NaN")
+			for _, ty := range []string{"f32", "u32", "s32"} {
+				if x.Has(ty) {
+					li.redType = ty
+				}
+			}
 		}
-		li := &tcLdInfo{load: load}
 		li.key = tcLdStFragKey(x)
+		if li.pack {
+			// .pack::16b / .unpack::16b: each register holds the low 16
+			// bits of two adjacent columns, so twice the columns move.
+			li.key.Num *= 2
+		}
 		li.shape, li.num = li.key.Shape, li.key.Num
 		li.lanes16 = li.shape != catalog.Shape32x32b
 		atom, err := catalog.Find(li.key)
@@ -54,15 +79,18 @@ func decTcLdSt(load bool) decodeFn {
 			}
 		}
 		ops := x.Operands
-		regOp, addrOp := ops[0], ops[1]
-		if !load {
-			addrOp, regOp = ops[0], ops[len(ops)-1]
+		regOp, addrOp, immOp := ops[0], ops[1], 2
+		switch {
+		case !load:
+			addrOp, regOp, immOp = ops[0], ops[len(ops)-1], 1
+		case li.red != "":
+			addrOp, immOp = ops[2], 3
 		}
 		if li.li16x2() {
-			im, ok := ops[2].(*ptx.Imm)
-			if !load {
-				im, ok = ops[1].(*ptx.Imm)
+			if immOp >= len(ops) {
+				return fmt.Errorf("%s .16x32bx2 needs an immediate immHalfSplitoff", x.Opcode)
 			}
+			im, ok := ops[immOp].(*ptx.Imm)
 			if !ok {
 				return fmt.Errorf("%s .16x32bx2 needs an immediate immHalfSplitoff", x.Opcode)
 			}
@@ -74,12 +102,25 @@ func decTcLdSt(load bool) decodeFn {
 		if li.regs, err = d.fragRegs(regOp, load); err != nil {
 			return err
 		}
-		if len(li.regs) != atom.TV.Values() {
-			return fmt.Errorf("%s .%s.x%d needs %d registers, has %d", x.Opcode, li.shape, li.num, atom.TV.Values(), len(li.regs))
+		li.values = atom.TV.Values()
+		want := li.values
+		if li.pack {
+			want /= 2
+		}
+		if len(li.regs) != want {
+			return fmt.Errorf("%s .%s needs %d registers, has %d", x.Opcode, li.shape, want, len(li.regs))
 		}
 		d.in.src = []Opnd{li.addr}
+		if li.red != "" {
+			if li.redDst, err = d.dstReg(ops[1]); err != nil {
+				return err
+			}
+		}
 		if load {
 			d.in.dst = li.regs
+			if li.red != "" {
+				d.in.dst = append(append([]Opnd(nil), li.regs...), li.redDst)
+			}
 		} else {
 			d.in.src = append(d.in.src, li.regs...)
 		}
@@ -97,7 +138,10 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 	mach := c.u.m
 	t := c.tmemState()
 	w.alignedCheck(in, m)
-	w.tcIssue(in, m)
+	w.tcIssue(in, m, false)
+	if !li.load {
+		w.tcStPending = true
+	}
 	q := w.ID % 4
 	l0 := firstLane(m)
 	lane0, col0 := tmemAddr(w.src(&li.addr, 0)[l0] + uint64(li.addr.Off))
@@ -144,35 +188,142 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		for _, o := range li.regs {
 			p.regs = append(p.regs, o.R)
 		}
-		p.vals = make([][32]uint64, len(li.regs))
+		if li.red != "" && li.redDst.K == oReg {
+			p.regs = append(p.regs, li.redDst.R)
+		}
+		p.done = make([]bool, len(p.regs))
+		p.left = len(p.regs)
+		w.tcldFenced = false
+		vals := make([][32]uint64, li.values)
 		inflightReported := false
 		cells(func(l int, f fragCell, idx int) {
 			if t.pendingW[idx] > 0 && !inflightReported {
 				inflightReported = true
 				mach.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
 					Msg:    "tcgen05.ld reads TMEM that an in-flight tcgen05.mma still writes",
-					Detail: "wait for the tcgen05.commit's mbarrier phase (then tcgen05.fence::after_thread_sync) before reading the accumulator"})
+					Detail: "wait for the tcgen05.commit's mbarrier phase before reading the accumulator"})
 			}
-			p.vals[f.reg][l] = uint64(t.cells[idx])
+			vals[f.reg][l] = uint64(t.cells[idx])
+			if t.readBy != nil {
+				t.readBy[idx] = epoch{slot: int32(w.uid), clock: c.u.race.vc[w.uid][w.uid], pc: int32(in.PC)}
+			}
 		})
+		p.vals = li.registerValues(vals, m)
 		if mach.Opts.Schedule == Eager {
-			// the values land now, but the registers stay undefined for
-			// the checker until tcgen05.wait::ld
+			// the values land now, but the registers stay pending for the
+			// checker until they are read or tcgen05.wait::ld
 			w.applyTcld(p)
 		}
 		w.tcld = append(w.tcld, p)
 		w.markTcld()
 		return
 	}
+	inflightReported := false
 	cells(func(l int, f fragCell, idx int) {
-		t.cells[idx] = uint32(w.src(&li.regs[f.reg], 1)[l])
+		if (t.pendingR[idx] > 0 || t.pendingW[idx] > 0) && !inflightReported {
+			inflightReported = true
+			mach.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
+				Msg:    "tcgen05.st overwrites TMEM that an in-flight tcgen05.mma still reads or writes",
+				Detail: "wait for the MMA's tcgen05.commit mbarrier phase before reusing its TMEM"})
+		}
+		if li.pack {
+			t.cells[idx] = uint32(w.src(&li.regs[f.reg/2], 1)[l]>>(16*uint(f.reg%2))) & 0xFFFF
+		} else {
+			t.cells[idx] = uint32(w.src(&li.regs[f.reg], 1)[l])
+		}
 		t.written[idx] = true
+		if t.writtenBy != nil {
+			t.writtenBy[idx] = epoch{slot: int32(w.uid), clock: c.u.race.vc[w.uid][w.uid], pc: int32(in.PC)}
+		}
 	})
+}
+
+// registerValues turns the loaded cells (one per fragment value) into the
+// destination registers: two 16-bit cells a register with .pack::16b (the
+// lower-numbered value in the low half), and the .red reduction last.
+func (li *tcLdInfo) registerValues(vals [][32]uint64, m uint32) [][32]uint64 {
+	out := vals
+	if li.pack {
+		out = make([][32]uint64, len(vals)/2)
+		for j := range out {
+			for l := 0; l < 32; l++ {
+				out[j][l] = vals[2*j][l]&0xFFFF | (vals[2*j+1][l]&0xFFFF)<<16
+			}
+		}
+	}
+	if li.red == "" {
+		return out
+	}
+	var red [32]uint64
+	forLanes(m, func(l int) {
+		var acc uint64
+		for v := range vals {
+			x := vals[v][l] & 0xFFFFFFFF
+			if v == 0 {
+				acc = li.reduce(x, x)
+				continue
+			}
+			acc = li.reduce(acc, x)
+		}
+		red[l] = acc
+	})
+	return append(out, red)
+}
+
+// reduce is one step of a tcgen05.ld .red reduction (a is the running
+// value, already reduced). .abs takes magnitudes; for f32 without .NaN a
+// NaN operand is ignored (IEEE minNum/maxNum), with .NaN it wins as the
+// canonical NaN.
+func (li *tcLdInfo) reduce(a, x uint64) uint64 {
+	switch li.redType {
+	case "f32":
+		fa, fx := math.Float32frombits(uint32(a)), math.Float32frombits(uint32(x))
+		if li.redAbs {
+			fx = float32(math.Abs(float64(fx)))
+			fa = float32(math.Abs(float64(fa)))
+		}
+		na, nx := fa != fa, fx != fx
+		switch {
+		case li.redNaN && (na || nx):
+			return 0x7FFFFFFF
+		case nx:
+			return uint64(math.Float32bits(fa))
+		case na:
+			return uint64(math.Float32bits(fx))
+		}
+		if (li.red == "min") == (fx < fa) || (fx == fa && li.red == "min" && math.Signbit(float64(fx))) || (fx == fa && li.red == "max" && !math.Signbit(float64(fx))) {
+			return uint64(math.Float32bits(fx))
+		}
+		return uint64(math.Float32bits(fa))
+	case "s32":
+		va, vx := int64(int32(uint32(a))), int64(int32(uint32(x)))
+		if li.redAbs {
+			va, vx = abs64(va), abs64(vx)
+		}
+		if (li.red == "min") == (vx < va) {
+			return uint64(uint32(int32(vx)))
+		}
+		return uint64(uint32(int32(va)))
+	}
+	if (li.red == "min") == (x < a) {
+		return x
+	}
+	return a
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // applyTcld writes a tcgen05.ld's results into the registers.
 func (w *Warp) applyTcld(p tcldPending) {
 	for k, r := range p.regs {
+		if p.done != nil && p.done[k] {
+			continue
+		}
 		dst := w.reg(r)
 		forLanes(p.mask, func(l int) { dst[l] = p.vals[k][l] })
 	}
@@ -207,87 +358,139 @@ func decTcWait(ld bool) decodeFn {
 				}
 				w.tcld = nil
 				w.markTcld()
+			} else {
+				w.tcStPending = false
 			}
 		}
 		return nil
 	}
 }
 
-// checkTcld reports registers of a tcgen05.ld used before tcgen05.wait::ld.
+// checkTcld completes the pending tcgen05.ld destinations an instruction
+// reads or writes before tcgen05.wait::ld. A read of a destination
+// register is a data dependence that ptxas honours (it waits for that
+// register; CUTLASS's sm100 epilogues read tcgen05.ld results with no
+// tcgen05.wait::ld and ptxas 13.0 says nothing), so the register gets the
+// loaded value there. A load is complete once every destination has been
+// read this way or tcgen05.wait::ld ran; what wait::ld guards is the
+// TMEM: see tcArrive.
 func (w *Warp) checkTcld(in *Inst, m uint32) bool {
 	if in.PTX.Opcode == "tcgen05.wait::ld" {
 		return true
 	}
-	hit := int32(-1)
 	for i := range in.src {
 		if o := &in.src[i]; o.K == oReg && int(o.R) < len(w.tcldPending) && w.tcldPending[o.R] > 0 {
-			hit = o.R
+			if p := w.tcldOf(o.R); p != nil && !p.noted {
+				p.noted = true
+				mach := w.cta.u.m
+				mach.hazard(Hazard{Kind: HzTcgenLdRead, Severity: SevNote, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
+					Msg:     fmt.Sprintf("reads %s, a destination of a tcgen05.ld, before tcgen05.wait::ld", w.regName(o.R)),
+					Detail:  "the ISA makes the destinations defined at tcgen05.wait::ld; ptxas waits for each register at its first use, and CUTLASS's sm100 epilogues read the values this way (wait::ld only before releasing the TMEM). The simulator delivers the loaded value here",
+					Related: mach.Prog.pos(p.in)})
+			}
+			w.consumeTcld(o.R)
 		}
 	}
-	write := false
-	if hit < 0 {
-		for i := range in.dst {
-			if o := &in.dst[i]; o.K == oReg && int(o.R) < len(w.tcldPending) && w.tcldPending[o.R] > 0 {
-				hit, write = o.R, true
-			}
-		}
-	}
-	if hit < 0 {
-		return true
-	}
-	var by *Inst
-	for _, p := range w.tcld {
-		for _, r := range p.regs {
-			if r == hit {
-				by = p.in
-			}
-		}
-	}
-	mach := w.cta.u.m
-	verb := "reads"
-	if write {
-		verb = "overwrites"
-	}
-	h := Hazard{Kind: HzTcgenWaitLd, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
-		Msg:    fmt.Sprintf("%s %s, a destination of a tcgen05.ld, before tcgen05.wait::ld", verb, w.regName(hit)),
-		Detail: "tcgen05.ld is asynchronous: its destination registers are undefined until tcgen05.wait::ld; the simulator keeps their old values until then"}
-	if by != nil {
-		h.Related = mach.Prog.pos(by)
-	}
-	mach.hazard(h)
-	// Report once per load: forget the pending registers' marks.
-	for i := range w.tcld {
-		for _, r := range w.tcld[i].regs {
-			if r == hit {
-				w.applyTcld(w.tcld[i])
-				w.tcld = append(w.tcld[:i], w.tcld[i+1:]...)
-				w.markTcld()
-				return true
-			}
+	for i := range in.dst {
+		if o := &in.dst[i]; o.K == oReg && int(o.R) < len(w.tcldPending) && w.tcldPending[o.R] > 0 {
+			w.consumeTcld(o.R)
 		}
 	}
 	return true
 }
 
+// tcldOf returns the oldest pending load that writes register r.
+func (w *Warp) tcldOf(r int32) *tcldPending {
+	for i := range w.tcld {
+		for k, pr := range w.tcld[i].regs {
+			if pr == r && !w.tcld[i].done[k] {
+				return &w.tcld[i]
+			}
+		}
+	}
+	return nil
+}
+
+// consumeTcld delivers the loaded value of register r (from every pending
+// load that writes it, oldest first) and drops loads with nothing left.
+func (w *Warp) consumeTcld(r int32) {
+	out := w.tcld[:0]
+	for _, p := range w.tcld {
+		for k, pr := range p.regs {
+			if pr == r && !p.done[k] {
+				dst := w.reg(r)
+				forLanes(p.mask, func(l int) { dst[l] = p.vals[k][l] })
+				p.done[k] = true
+				p.left--
+				if tr := w.cta.u.m.trace; tr != nil {
+					tr.regs(w, []int32{r}, w.r)
+				}
+			}
+		}
+		if p.left > 0 {
+			out = append(out, p)
+		}
+	}
+	w.tcld = out
+	w.markTcld()
+}
+
 // cp / shift ------------------------------------------------------------------------
+
+// tcgen05.cp copies a matrix from shared memory (described by a
+// shared-memory descriptor, K-major, no transpose) into TMEM at taddr.
+// Shapes (PTX ISA 9.7.16.8.x), rows × bits per row:
+//
+//	.128x256b, .128x128b   row r → lane r
+//	.4x256b                row r → lane r
+//	.64x128b.warpx2::02_13 rows 0-31 → lane quarters 0 and 2, rows 32-63 → 1 and 3
+//	.64x128b.warpx2::01_23 rows 0-31 → lane quarters 0 and 1, rows 32-63 → 2 and 3
+//	.32x128b.warpx4        row r → lane r of every quarter (32q + r)
+//
+// With .cta_group::2 each CTA of the pair copies from its own shared
+// memory (the same descriptor address) into its own TMEM.
+// Decompression (.b8x16.b6x16_p32, .b8x16.b4x16_p64) widens 6- and 4-bit
+// source elements into bytes. Not hardware-verified.
+type tcCpShape struct {
+	rows, bytesPerRow int
+	dest              func(r int) []int // the TMEM lanes (relative to taddr) row r goes to
+}
+
+func tcCpShapeOf(x *ptx.Instruction) (tcCpShape, error) {
+	one := func(r int) []int { return []int{r} }
+	switch {
+	case x.Has("128x256b"):
+		return tcCpShape{128, 32, one}, nil
+	case x.Has("128x128b"):
+		return tcCpShape{128, 16, one}, nil
+	case x.Has("4x256b"):
+		return tcCpShape{4, 32, one}, nil
+	case x.Has("64x128b") && x.Has("warpx2::02_13"):
+		return tcCpShape{64, 16, func(r int) []int { q := r / 32; return []int{32*q + r%32, 32*(q+2) + r%32} }}, nil
+	case x.Has("64x128b") && x.Has("warpx2::01_23"):
+		return tcCpShape{64, 16, func(r int) []int { q := 2 * (r / 32); return []int{32*q + r%32, 32*(q+1) + r%32} }}, nil
+	case x.Has("32x128b") && x.Has("warpx4"):
+		return tcCpShape{32, 16, func(r int) []int { return []int{r, 32 + r, 64 + r, 96 + r} }}, nil
+	}
+	return tcCpShape{}, fmt.Errorf("tcgen05.cp: unknown shape (want .128x256b, .128x128b, .4x256b, .64x128b.warpx2::02_13, .64x128b.warpx2::01_23 or .32x128b.warpx4)")
+}
 
 func decTcCp(d *decoder) error {
 	d.c.p.hasTcgen05 = true
 	x := d.x
-	var rows, bytesPerRow int
+	sh, err := tcCpShapeOf(x)
+	if err != nil {
+		return err
+	}
+	// Decompression: source elements of srcBits widened into bytes.
+	srcBits := 8
 	switch {
-	case x.Has("128x256b"):
-		rows, bytesPerRow = 128, 32
-	case x.Has("128x128b"):
-		rows, bytesPerRow = 128, 16
-	case x.Has("4x256b"):
-		rows, bytesPerRow = 4, 32
-	default:
-		return fmt.Errorf("tcgen05.cp: only the 128x256b, 128x128b and 4x256b shapes are supported by the simulator")
+	case x.Has("b6x16_p32"):
+		srcBits = 6
+	case x.Has("b4x16_p64"):
+		srcBits = 4
 	}
-	if x.ModPrefix("warpx") != "" || x.Has("b8x16") {
-		return fmt.Errorf("tcgen05.cp with .warpx or decompression is not supported by the simulator")
-	}
+	pair := x.ModPrefix("cta_group::") == "cta_group::2"
 	a, err := d.memAddr(x.Operands[0])
 	if err != nil {
 		return err
@@ -300,56 +503,121 @@ func decTcCp(d *decoder) error {
 	d.in.fn = func(w *Warp, in *Inst, m uint32) {
 		c := w.cta
 		u := c.u
-		t := c.tmemState()
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			w.tcIssue(in, 1<<l)
+			w.tcIssue(in, 1<<l, true)
 			lane, col := tmemAddr(w.src(&in.src[0], 0)[l] + uint64(in.src[0].Off))
 			sd := w.src(&in.src[1], 1)[l]
-			rl := rows
-			if rows < 8 {
-				rl = 8
+			ctas := []*CTA{c}
+			if pair {
+				p := c.peer()
+				if p == nil {
+					w.fault(in, l, "tcgen05.cp.cta_group::2: CTA %s has no peer CTA", fmtID(c.ID))
+					return
+				}
+				ctas = append(ctas, p)
 			}
-			tab := smemOperand(sd, rl, bytesPerRow, 8, false, true)
+			// The source: rows × (bytesPerRow · srcBits/8) bytes.
+			srcBytes := sh.bytesPerRow * srcBits / 8
+			rl := max(sh.rows, 8)
+			tab := smemOperand(sd, rl, srcBytes, 8, false, true)
 			if tab.err != nil {
 				w.fault(in, l, "tcgen05.cp: source descriptor %#x: %v", sd, tab.err)
 				return
 			}
 			var rd []region
-			for _, ch := range tab.chunks {
-				if int(ch)+16 > len(c.Smem) {
-					w.fault(in, l, "tcgen05.cp reads shared bytes beyond the CTA's shared memory")
-					return
+			for _, cc := range ctas {
+				for _, ch := range tab.chunks {
+					if int(ch)+16 > len(cc.Smem) {
+						w.fault(in, l, "tcgen05.cp reads shared bytes beyond the CTA's shared memory")
+						return
+					}
+					w.asyncReadCheck(in, cc, ch, 16, "tcgen05.cp")
+					rd = append(rd, region{cc, ch, 16})
 				}
-				w.asyncReadCheck(in, c, ch, 16, "tcgen05.cp")
-				rd = append(rd, region{c, ch, 16})
+			}
+			for _, cc := range ctas {
+				t := cc.tmemState()
+				if !t.allocated(col, sh.bytesPerRow/4) {
+					u.m.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: in.PC, CTA: cc.ID, Warp: w.ID, Lanes: 1 << l,
+						Msg: fmt.Sprintf("tcgen05.cp writes TMEM columns [%d, %d), which are not allocated", col, col+sh.bytesPerRow/4)})
+				}
+			reuse:
+				for r := 0; r < sh.rows; r++ {
+					for _, dl := range sh.dest(r) {
+						for k := 0; k < sh.bytesPerRow/4; k++ {
+							if idx := (lane+dl)*tmemCols + col + k; lane+dl < tmemLanes && col+k < tmemCols && t.pendingR[idx] > 0 && t.pendingRBy[idx] != int32(c.Linear*1024+32*w.ID+l) {
+								u.m.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: in.PC, CTA: cc.ID, Warp: w.ID, Lanes: 1 << l,
+									Msg:    fmt.Sprintf("tcgen05.cp overwrites TMEM (lane %d, column %d) that an in-flight tcgen05.mma still reads (its scale factors or A operand)", lane+dl, col+k),
+									Detail: "tcgen05.cp and tcgen05.mma issued by one thread run in order, but an MMA issued by another thread is only done once its tcgen05.commit mbarrier phase completes: wait for it before refilling the MMA's TMEM operands"})
+								break reuse
+							}
+						}
+					}
+				}
+			}
+			if u.race != nil {
+				vc := u.race.vc[w.uid]
+				e := epoch{slot: int32(w.uid), clock: vc[w.uid], pc: int32(in.PC)}
+				reported := false
+				for _, cc := range ctas {
+					t := cc.tmemState()
+					for r := 0; r < sh.rows; r++ {
+						for _, dl := range sh.dest(r) {
+							for k := 0; k < sh.bytesPerRow/4; k++ {
+								if lane+dl >= tmemLanes || col+k >= tmemCols {
+									continue
+								}
+								idx := (lane+dl)*tmemCols + col + k
+								if o := t.writtenBy[idx]; !reported && o.slot >= 0 && !u.race.ordered(o, w.uid) {
+									reported = true
+									u.m.hazard(Hazard{Kind: HzTmemRace, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
+										Msg: fmt.Sprintf("tcgen05.cp writes TMEM of CTA %s (lane %d, column %d) that %s also wrote with tcgen05.cp/st, with no synchronization between the two writes",
+											fmtID(cc.ID), idx/tmemCols, idx%tmemCols, u.race.slotName(o.slot)),
+										Detail:  "which copy lands last is undefined: order the refill after the consumer of the first copy (the MMA's tcgen05.commit mbarrier phase)",
+										Related: u.m.Prog.pos(&u.m.Prog.Insts[o.pc])})
+								}
+								t.writtenBy[idx] = e
+							}
+						}
+					}
+				}
 			}
 			op := &asyncOp{kind: akTcgenCp, cta: c, w: w, lane: l, tid: 32*w.ID + l, in: in, rd: rd,
-				desc: fmt.Sprintf("%d rows × %d bytes → TMEM lane %d column %d", rows, bytesPerRow, lane, col)}
-			if u := c.u; u.race != nil {
+				desc: fmt.Sprintf("%d rows × %d bytes → TMEM lane %d column %d", sh.rows, sh.bytesPerRow, lane, col)}
+			if u.race != nil {
 				op.issueVC = u.race.issueVC(w)
-				chunks := make([]uint32, 0, len(rd))
-				for _, r := range rd {
-					chunks = append(chunks, r.off)
-				}
+				chunks := make([]uint32, 0, len(tab.chunks))
+				chunks = append(chunks, tab.chunks...)
 				op.hbRead = u.race.asyncReadRegions(op.issueVC, in, c, w.ID, 1<<l, chunks, 0, 0, "tcgen05.cp", w)
 				u.race.tcRead(c, op.tid, op.hbRead)
 			}
-			for r := 0; r < rows && lane+r < tmemLanes; r++ {
-				for cc := 0; cc < bytesPerRow/4 && col+cc < tmemCols; cc++ {
-					t.written[(lane+r)*tmemCols+col+cc] = true
-				}
-			}
 			op.run = func(op *asyncOp) {
-				for r := 0; r < rows; r++ {
-					for cc := 0; cc < bytesPerRow/4; cc++ {
-						var v uint32
-						for b := 0; b < 4; b++ {
-							ba := tab.addrs[r*bytesPerRow+4*cc+b]
-							v |= uint32(c.Smem[ba/8]) << (8 * b)
+				for _, cc := range ctas {
+					t := cc.tmemState()
+					for r := 0; r < sh.rows; r++ {
+						row := make([]byte, sh.bytesPerRow)
+						for e := 0; e < sh.bytesPerRow; e++ {
+							if srcBits == 8 {
+								row[e] = cc.Smem[tab.addrs[r*srcBytes+e]/8]
+								continue
+							}
+							// element e of srcBits bits, little-endian bit order
+							var v byte
+							for b := 0; b < srcBits; b++ {
+								bit := e*srcBits + b
+								ba := tab.addrs[r*srcBytes+bit/8] + uint32(bit%8)
+								v |= (cc.Smem[ba/8] >> (ba % 8) & 1) << b
+							}
+							row[e] = v
 						}
-						if lane+r < tmemLanes && col+cc < tmemCols {
-							t.cells[(lane+r)*tmemCols+col+cc] = v
+						for _, dl := range sh.dest(r) {
+							for k := 0; k < sh.bytesPerRow/4; k++ {
+								if lane+dl < tmemLanes && col+k < tmemCols {
+									t.cells[(lane+dl)*tmemCols+col+k] = uint32(row[4*k]) | uint32(row[4*k+1])<<8 | uint32(row[4*k+2])<<16 | uint32(row[4*k+3])<<24
+									t.written[(lane+dl)*tmemCols+col+k] = true
+								}
+							}
 						}
 					}
 				}
@@ -372,7 +640,7 @@ func decTcShift(d *decoder) error {
 		t := c.tmemState()
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			w.tcIssue(in, 1<<l)
+			w.tcIssue(in, 1<<l, true)
 			lane, col := tmemAddr(w.src(&in.src[0], 0)[l] + uint64(in.src[0].Off))
 			op := &asyncOp{kind: akTcgenCp, cta: c, w: w, lane: l, tid: 32*w.ID + l, in: in, desc: "tcgen05.shift.down"}
 			op.run = func(op *asyncOp) {

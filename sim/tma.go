@@ -30,6 +30,10 @@ type tensorMap struct {
 	count   []int // elements per dim in the box: ceil(box/estr)
 	swz     desc.Swizzle
 	oobNaN  bool
+	// packed4 marks a map of 16U4_ALIGN8B (packed 4-bit) elements, held as
+	// a map of bytes with half the inner extent and box: a kernel's
+	// coordinate along dimension 0 counts 4-bit elements.
+	packed4 bool
 }
 
 // newTensorMap decodes the 128 bytes of a CUtensorMap. Bytes the model of
@@ -273,6 +277,9 @@ type bulkInfo struct {
 	load      bool
 	dim       int
 	multicast bool
+	pair      bool // .cta_group::2
+	four      bool // .tile::gather4 / .tile::scatter4: a column and four row coordinates
+	ncoord    int
 }
 
 // decBulkTensor: cp.async.bulk.tensor.Nd.dst.src{.mode}.completion ...
@@ -281,14 +288,16 @@ type bulkInfo struct {
 //	store: [tensorMap, {coords}], [srcMem]{, policy}
 func decBulkTensor(d *decoder) error {
 	x := d.x
-	bi := &bulkInfo{multicast: x.Has("multicast::cluster")}
+	bi := &bulkInfo{multicast: x.Has("multicast::cluster"), pair: x.Has("cta_group::2")}
 	for _, m := range x.Mods {
 		if len(m.Name) == 2 && m.Name[1] == 'd' && m.Name[0] >= '1' && m.Name[0] <= '5' {
 			bi.dim = int(m.Name[0] - '0')
 		}
 		switch m.Name {
-		case "im2col", "tile::gather4", "tile::scatter4", "im2col::w", "im2col::w::128", "im2col_no_offs":
-			return fmt.Errorf("cp.async.bulk.tensor .%s mode is not supported by the simulator (tile mode is)", m.Name)
+		case "im2col", "im2col::w", "im2col::w::128", "im2col_no_offs":
+			return fmt.Errorf("cp.async.bulk.tensor .%s mode is not supported by the simulator (tile, tile::gather4 and tile::scatter4 are)", m.Name)
+		case "tile::gather4", "tile::scatter4":
+			bi.four = true
 		}
 	}
 	sp := x.Spaces()
@@ -302,9 +311,16 @@ func decBulkTensor(d *decoder) error {
 	if !ok || ta.Coords == nil {
 		return fmt.Errorf("cp.async.bulk.tensor: want a tensor operand [map, {coords}]")
 	}
-	if len(ta.Coords.Elems) != bi.dim {
-		return fmt.Errorf("cp.async.bulk.tensor.%dd with %d coordinates", bi.dim, len(ta.Coords.Elems))
+	if bi.four && bi.dim != 2 {
+		return fmt.Errorf("cp.async.bulk.tensor .tile::gather4 and .tile::scatter4 take 2D tensor maps")
 	}
+	if n := len(ta.Coords.Elems); n != bi.dim && !(bi.four && n == 5) {
+		if bi.four {
+			return fmt.Errorf("cp.async.bulk.tensor.2d .tile::gather4/scatter4 with %d coordinates: want a column and four rows", n)
+		}
+		return fmt.Errorf("cp.async.bulk.tensor.%dd with %d coordinates", bi.dim, n)
+	}
+	bi.ncoord = len(ta.Coords.Elems)
 	mapOp, err := d.val(ta.Base, ptx.U64)
 	if err != nil {
 		return err
@@ -366,19 +382,29 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			w.fault(in, l, "cp.async.bulk.tensor.%dd with tensor map %s of rank %d", bi.dim, tm.name, tm.rank)
 			return
 		}
-		coords := make([]int64, bi.dim)
-		for k := 0; k < bi.dim; k++ {
+		coords := make([]int64, bi.ncoord)
+		for k := 0; k < bi.ncoord; k++ {
 			coords[k] = int64(int32(w.src(&in.src[1+k], 1)[l]))
+		}
+		if tm.packed4 {
+			if coords[0]%2 != 0 {
+				w.fault(in, l, "cp.async.bulk.tensor: coordinate %d along dimension 0 of the packed 4-bit tensor map %s is odd", coords[0], tm.name)
+				return
+			}
+			coords[0] /= 2
 		}
 		if bad := tm.checkBox(u.m, coords); bad != "" {
 			w.fault(in, l, "cp.async.bulk.tensor through tensor map %s, box at %v: %s", tm.name, coords, bad)
 			return
 		}
 		nb := tm.boxBytes()
+		if bi.four {
+			nb = 4 * tm.count[0] * tm.esize
+		}
 		tid := 32*w.ID + l
 		if bi.load {
-			dstAddr := w.addrOf(&in.src[1+bi.dim], l, 2)
-			mbAddr := w.addrOf(&in.src[2+bi.dim], l, 2)
+			dstAddr := w.addrOf(&in.src[1+bi.ncoord], l, 2)
+			mbAddr := w.addrOf(&in.src[2+bi.ncoord], l, 2)
 			c, off, ok := w.sharedAddr(in, ptx.SpaceSharedCluster, dstAddr, nb, l)
 			if !ok {
 				return
@@ -400,7 +426,7 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			}
 			targets := []*CTA{c}
 			if bi.multicast {
-				mask := uint32(w.src(&in.src[3+bi.dim], 2)[l]) & 0xFFFF
+				mask := uint32(w.src(&in.src[3+bi.ncoord], 2)[l]) & 0xFFFF
 				targets = nil
 				for r := 0; r < len(u.ctas); r++ {
 					if mask>>r&1 == 1 {
@@ -415,6 +441,12 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			}
 			mbCTA := mc
 			barrierOf := func(tc *CTA) *mbarrier {
+				if bi.multicast && bi.pair {
+					// .cta_group::2: the mbarrier at the same offset in the
+					// CTA of the destination's pair that the mbarrier
+					// operand names
+					return u.ctas[tc.Rank&^1|mbCTA.Rank&1].mbars[moff]
+				}
 				if bi.multicast {
 					return tc.mbars[moff]
 				}
@@ -437,7 +469,11 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			}
 			op.run = func(op *asyncOp) {
 				for i, tc := range targets {
-					tm.load(u.m, tc, off, coords)
+					if bi.four {
+						tm.rows4(u.m, tc, off, coords, true)
+					} else {
+						tm.load(u.m, tc, off, coords)
+					}
 					mb := barrierOf(tc)
 					if mb == nil || !mb.live {
 						u.m.hazard(Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
@@ -455,7 +491,7 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			u.issue(op)
 			continue
 		}
-		srcAddr := w.addrOf(&in.src[1+bi.dim], l, 2)
+		srcAddr := w.addrOf(&in.src[1+bi.ncoord], l, 2)
 		c, off, ok := w.sharedAddr(in, ptx.SpaceSharedCTA, srcAddr, nb, l)
 		if !ok {
 			return
@@ -471,7 +507,13 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			op.issueVC = u.race.issueVC(w)
 			op.hbRead = u.race.asyncReadRegions(op.issueVC, in, c, w.ID, 1<<l, nil, off, nb, "TMA store", w)
 		}
-		op.run = func(op *asyncOp) { tm.store(u.m, c, off, coords) }
+		op.run = func(op *asyncOp) {
+			if bi.four {
+				tm.rows4(u.m, c, off, coords, false)
+				return
+			}
+			tm.store(u.m, c, off, coords)
+		}
 		w.cta.bulkGroups(tid).add(op)
 		u.issue(op)
 	}
@@ -503,6 +545,48 @@ func (t *tensorMap) load(m *Machine, c *CTA, off uint32, coords []int64) {
 		}
 		copy(dst, m.elem(&cache, addr, es))
 	})
+}
+
+// rows4 is .tile::gather4 (load) and .tile::scatter4 (store): rows
+// coords[1..4] of a 2D tensor, box[0] elements each from column coords[0],
+// as rows 0-3 of a 4-row box in shared memory at off (with the map's
+// swizzle). Out-of-bounds elements load as the fill value and are not
+// stored. Not hardware-verified.
+func (t *tensorMap) rows4(m *Machine, c *CTA, off uint32, coords []int64, load bool) {
+	es := t.esize
+	var cache *Buffer
+	for r := 0; r < 4; r++ {
+		row := coords[1+r]
+		for i := 0; i < t.count[0]; i++ {
+			col := coords[0] + int64(i*t.estr[0])
+			phys := t.swz.Apply(off + uint32((r*t.count[0]+i)*es))
+			sm := c.Smem[phys : phys+uint32(es)]
+			ok := col >= 0 && col < int64(t.dims[0]) && row >= 0 && row < int64(t.dims[1])
+			addr := t.base + uint64(col)*t.strides[0] + uint64(row)*t.strides[1]
+			if ok {
+				if _, in := m.Global.Find(addr, es); !in {
+					ok = false
+				}
+			}
+			switch {
+			case load && !ok:
+				if t.oobNaN {
+					putLE(sm, t.nanBits())
+				} else {
+					for k := range sm {
+						sm[k] = 0
+					}
+				}
+			case load:
+				copy(sm, m.elem(&cache, addr, es))
+				if c.tags != nil {
+					c.tags[phys] = elemTag{tmap: int32(t.idx + 1), c0: int32(col), c1: int32(row)}
+				}
+			case ok:
+				copy(m.elem(&cache, addr, es), sm)
+			}
+		}
+	}
 }
 
 // tag names element i of the box at coords (dims 0 and 1).

@@ -80,10 +80,17 @@ type Warp struct {
 	retryPC      int // the instruction that blocked and will run again
 
 	// tcgen05 fence bookkeeping
-	tcSinceBefore bool // tcgen05 ops since the last fence::before_thread_sync
+	tcSinceBefore bool // pending async tcgen05 work not covered by a fence::before_thread_sync, commit or wait
 	tcNeedAfter   bool // synchronized since tcgen05 work of others, no fence::after_thread_sync yet
-	tcSeenIssued  int
-	atomicAccess  bool // the shared access being checked is atomic
+	tcSeenFenced  int
+	tcSeenIssued  int      // others' tcgen05 operations seen at the last synchronization
+	tcOwn         int      // this warp's tcgen05 operations
+	tcNoteAfter   bool     // synchronized after others' completed tcgen05 work, no fence::after_thread_sync yet (a portability note)
+	tcAny         bool     // tcgen05 operations since the last synchronization
+	tcStPending   bool     // tcgen05.st since the last wait::st or fence::before_thread_sync
+	tcldFenced    bool     // the pending tcgen05.ld are ordered by a fence::before_thread_sync
+	collectorA    []uint64 // the A matrix a tcgen05.mma .collector::a::fill kept
+	atomicAccess  bool     // the shared access being checked is atomic
 	inflightBy    []*Inst
 	lastAccess    []int64
 	lastAccessPC  []int32
@@ -558,6 +565,13 @@ func (w *Warp) src(o *Opnd, k int) *[32]uint64 {
 		return s
 	case oSreg:
 		return w.dynSreg(o, k)
+	case oShared:
+		s := &w.scratch[k]
+		v := o.Imm + w.cta.sharedBase
+		for l := 0; l < 32; l++ {
+			s[l] = v
+		}
+		return s
 	}
 	return &w.scratch[k]
 }

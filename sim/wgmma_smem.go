@@ -308,6 +308,10 @@ func (c *CTA) layoutCheck(t *smemTable, mn, k int, mnMajor bool, in *Inst, what 
 		if tg.tmap == 0 {
 			continue
 		}
+		if c.u.m.tmaps[tg.tmap-1].packed4 {
+			// two 4-bit elements a byte: the tag names the byte
+			tg.c0 = 2*tg.c0 + int32(ba%8)/4
+		}
 		m, kk := i/k, i%k
 		var d0, d1 int32
 		if mnMajor {

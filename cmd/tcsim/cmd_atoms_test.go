@@ -23,7 +23,7 @@ func TestAtomsList(t *testing.T) {
 			t.Errorf("header %q lacks %s", lines[0], col)
 		}
 	}
-	if want := "284 atoms"; lines[len(lines)-1] != want {
+	if want := "286 atoms"; lines[len(lines)-1] != want {
 		t.Errorf("last line %q, want %q", lines[len(lines)-1], want)
 	}
 	for i, a := range all {

@@ -35,7 +35,7 @@ func ExampleReplay() {
 	}
 	// Output:
 	// 24 probes recorded on NVIDIA H100 80GB HBM3
-	// 284 atoms: 223 verified, 0 mismatched, 0 errors, 61 need sm_100a (not verified)
+	// 286 atoms: 223 verified, 0 mismatched, 0 errors, 63 need sm_100a (not verified)
 	// tcgen05.32x32b.x1: needs sm_100a, not verified
 	// wgmma.m64k16.a.reg.b16: verified (wgmma_areg_b16: 1024 (thread, value) pairs)
 }

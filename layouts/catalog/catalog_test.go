@@ -110,7 +110,7 @@ func TestFamilyCounts(t *testing.T) {
 		"mma.sync": 11,
 		"ldmatrix": 6, "stmatrix": 6,
 		// 8 + 8 + 7 + 6 + 8 .num values, 5 TMEM layouts x 3 N.
-		"tcgen05": 37 + 15,
+		"tcgen05": 37 + 15 + 2, // data path, TMEM accumulators, scale factors (memory chunk, TMEM)
 		// K: 4 widths x 4 modes; MN: 2 widths x 4 modes; MN sw128a32 b32.
 		"smem": 16 + 8 + 1,
 	}

@@ -180,7 +180,7 @@ func TestCuTeSMEM(t *testing.T) {
 	}
 	swz := map[string][3]int{"inter": {0, 4, 3}, "sw32": {1, 4, 3}, "sw64": {2, 4, 3}, "sw128": {3, 4, 3}, "sw128a32": {2, 5, 2}}
 	for _, a := range Filter("smem") {
-		if a.Kind != KindSMEM {
+		if a.Kind != KindSMEM || a.Family != "smem" {
 			continue
 		}
 		major, mode, bits := smemParts(t, a.Name)

@@ -30,7 +30,7 @@ func smemParts(t *testing.T, name string) (major, swz string, bits int) {
 func TestSMEMAtoms(t *testing.T) {
 	n := 0
 	for _, a := range Filter("smem") {
-		if a.Kind != KindSMEM {
+		if a.Kind != KindSMEM || a.Family != "smem" {
 			continue
 		}
 		n++

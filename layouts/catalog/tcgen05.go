@@ -81,7 +81,7 @@ func buildTcgen05(add func(Atom)) {
 				},
 				Broadcast: 1, NeedsArch: "sm_100a",
 				CuTe:  fmt.Sprintf("Copy_Traits<"+s.cute+">::DstLayout (per warp, in bits of TMEM rows; TMEM_STORE uses the same map)", num),
-				Notes: doc + s.extraDoc + " The .pack::16b / .unpack::16b forms are not modelled.",
+				Notes: doc + s.extraDoc + " With .pack::16b / .unpack::16b a register holds the low 16 bits of two adjacent columns (twice the columns of the same .num); the atom shows the unpacked form.",
 			})
 		}
 	}
