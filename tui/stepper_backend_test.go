@@ -338,7 +338,6 @@ func TestStepperRunToPlantedHazard(t *testing.T) {
 		{"gemm_missing_wait.ptx", gemmLaunch, "async/refill-before-release", 812},
 		{"gemm_wrong_swizzle.ptx", gemmLaunch, "desc/layout-mismatch", 359},
 		{"gemm_phase_bug.ptx", gemmLaunch, "mbarrier/wrong-parity", 314},
-		{"tcgen05_missing_fence.ptx", tcgenLaunch, "tcgen05/missing-fence", 611},
 		{"tcgen05_lane_quarter.ptx", tcgenLaunch, "tcgen05/lane-quarter", 611},
 		{"tcgen05_missing_dealloc.ptx", tcgenLaunch, "tcgen05/alloc", 63},
 	} {
