@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tcsim/tcsim/isa/ptx"
 	"github.com/tcsim/tcsim/launch"
@@ -79,6 +80,13 @@ type Options struct {
 	Check bool
 	// MaxSteps bounds the warp-instructions of the whole run (0: 2^32).
 	MaxSteps int64
+	// MaxMemory bounds the bytes of all the launch's buffers (0:
+	// DefaultMaxMemory), so that a huge size= fails before anything is
+	// allocated.
+	MaxMemory int64
+	// Deadline, when set, stops the run with a LimitError once the wall
+	// clock passes it (checked every 1024 instructions of a unit).
+	Deadline time.Time
 	// Workers is the number of CTAs (or clusters) simulated at once:
 	// 0 uses every core, 1 runs them one after another.
 	Workers int
@@ -136,10 +144,10 @@ type Machine struct {
 
 	stepper *Stepper
 
-	// The grid's units (clusters, or CTAs) in launch order, and whether
-	// each has been started (1) or cancelled by clusterlaunchcontrol (2).
-	unitList  [][][3]int
-	unitState []atomic.Int32
+	// The grid's units (clusters, or CTAs) in launch order, and which have
+	// been started or cancelled by clusterlaunchcontrol.
+	unitList  unitList
+	unitState *unitStates
 }
 
 func (m *Machine) noteApprox(pc int) {
@@ -336,6 +344,16 @@ func NewMachine(p *Program, b *launch.Binding, opts Options) (*Machine, error) {
 	if _, err := b.Placements(); err != nil {
 		return nil, err
 	}
+	limit, total := opts.maxMemory(), int64(0)
+	for _, s := range slots {
+		if s.Param.Kind == launch.BufferParam {
+			total += int64(s.Param.Size)
+		}
+	}
+	if total > limit {
+		return nil, &MemoryLimitError{Need: total, Limit: limit}
+	}
+	total = 0
 	// Placed buffers first, then the others around them.
 	for _, placed := range []bool{true, false} {
 		for i, s := range slots {
@@ -345,6 +363,9 @@ func NewMachine(p *Program, b *launch.Binding, opts Options) (*Machine, error) {
 			data, err := s.Param.Contents()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", s.Label(), err)
+			}
+			if total += int64(len(data)); total > limit {
+				return nil, &MemoryLimitError{Need: total, Limit: limit}
 			}
 			if !placed {
 				m.bufferOf[s.Index] = m.Global.Alloc(s.Name, data, i)
@@ -434,6 +455,25 @@ func NewMachine(p *Program, b *launch.Binding, opts Options) (*Machine, error) {
 	return m, nil
 }
 
+// DefaultMaxMemory is the global memory a simulation holds at most unless
+// Options.MaxMemory says otherwise: 4 GiB.
+const DefaultMaxMemory = 4 << 30
+
+// MemoryLimitError says that a launch's buffers need more global memory
+// than Options.MaxMemory allows; nothing was allocated for them.
+type MemoryLimitError struct{ Need, Limit int64 }
+
+func (e *MemoryLimitError) Error() string {
+	return fmt.Sprintf("the launch's buffers need %d bytes of global memory; the simulator holds at most %d (--max-memory BYTES raises the limit)", e.Need, e.Limit)
+}
+
+func (o Options) maxMemory() int64 {
+	if o.MaxMemory > 0 {
+		return o.MaxMemory
+	}
+	return DefaultMaxMemory
+}
+
 // MaxSharedPerCTA is the H100's largest shared memory per CTA (227 KB).
 const MaxSharedPerCTA = 227 * 1024
 
@@ -499,14 +539,14 @@ func (m *Machine) Run() error {
 	if m.Opts.Trace != nil && m.trace == nil {
 		m.trace = newTracer(m, m.Opts.Trace)
 	}
-	workers = min(workers, len(units))
+	workers = min(workers, units.Len())
 	m.parallel = workers > 1
 	if workers <= 1 {
-		for i, ids := range units {
+		for i := 0; i < units.Len() && !m.stopped.Load(); i++ {
 			if !m.claimUnit(i) {
 				continue
 			}
-			if err := m.runUnit(ids); err != nil {
+			if err := m.runUnit(units.At(i)); err != nil {
 				m.setErr(err)
 				break
 			}
@@ -520,13 +560,13 @@ func (m *Machine) Run() error {
 				defer wg.Done()
 				for !m.stopped.Load() {
 					i := int(next.Add(1) - 1)
-					if i >= len(units) {
+					if i >= units.Len() {
 						return
 					}
 					if !m.claimUnit(i) {
 						continue
 					}
-					if err := m.runUnit(units[i]); err != nil {
+					if err := m.runUnit(units.At(i)); err != nil {
 						m.setErr(err)
 						return
 					}
@@ -555,48 +595,103 @@ func (m *Machine) setErr(err error) {
 
 // claimUnit marks unit i as started; false when it was started before or
 // cancelled by clusterlaunchcontrol.try_cancel.
-func (m *Machine) claimUnit(i int) bool { return m.unitState[i].CompareAndSwap(0, 1) }
+func (m *Machine) claimUnit(i int) bool { return m.unitState.set(i, unitStarted) }
 
 // cancelNext cancels the first unit in launch order that has not started
 // (what clusterlaunchcontrol.try_cancel asks for) and returns the id of its
 // first CTA; ok is false when every unit has started.
 func (m *Machine) cancelNext() (first [3]int, ok bool) {
-	for i := range m.unitState {
-		if m.unitState[i].CompareAndSwap(0, 2) {
-			return m.unitList[i][0], true
+	i, ok := m.unitState.cancelFirst()
+	if !ok {
+		return first, false
+	}
+	return m.unitList.At(i)[0], true
+}
+
+// unitStates records which units were started or cancelled without a slot
+// per unit: units start nearly in launch order, so everything below low is
+// taken and the map holds only the few taken out of order.
+type unitStates struct {
+	mu    sync.Mutex
+	n     int
+	low   int           // every unit below low is started or cancelled
+	taken map[int]uint8 // units at or above low: unitStarted or unitCancelled
+}
+
+const (
+	unitStarted   uint8 = 1
+	unitCancelled uint8 = 2
+)
+
+// set marks unit i as st unless it is taken already.
+func (s *unitStates) set(i int, st uint8) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.setLocked(i, st)
+}
+
+func (s *unitStates) setLocked(i int, st uint8) bool {
+	if i < s.low || i >= s.n || s.taken[i] != 0 {
+		return false
+	}
+	s.taken[i] = st
+	for s.low < s.n && s.taken[s.low] != 0 {
+		delete(s.taken, s.low)
+		s.low++
+	}
+	return true
+}
+
+// cancelFirst cancels the first unit not taken.
+func (s *unitStates) cancelFirst() (int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := s.low; i < s.n; i++ {
+		if s.setLocked(i, unitCancelled) {
+			return i, true
 		}
 	}
-	return first, false
+	return 0, false
 }
 
-// units groups the CTAs that must run together: the CTAs of a cluster, or
-// each CTA alone, in launch order (x fastest). It also resets the units'
-// start and cancel state.
-func (m *Machine) units() [][][3]int {
-	defer func() { m.unitState = make([]atomic.Int32, len(m.unitList)) }()
-	m.unitList = m.unitsInOrder()
-	return m.unitList
+// unitList enumerates the units of a grid lazily: the CTAs of one
+// cluster, or each CTA alone, in launch order (x fastest). A grid of
+// 65535×65535×65535 CTAs never builds its coordinate list.
+type unitList struct {
+	cluster [3]int
+	per     [3]int // clusters along each dimension
 }
 
-func (m *Machine) unitsInOrder() [][][3]int {
-	var out [][][3]int
-	g, c := m.Grid, m.Cluster
-	for cz := 0; cz < g[2]; cz += c[2] {
-		for cy := 0; cy < g[1]; cy += c[1] {
-			for cx := 0; cx < g[0]; cx += c[0] {
-				var u [][3]int
-				for z := 0; z < c[2]; z++ {
-					for y := 0; y < c[1]; y++ {
-						for x := 0; x < c[0]; x++ {
-							u = append(u, [3]int{cx + x, cy + y, cz + z})
-						}
-					}
-				}
-				out = append(out, u)
+// units lists the units of the machine's grid, and resets their start and
+// cancel state.
+func (m *Machine) units() unitList {
+	l := unitList{cluster: m.Cluster}
+	for i := range 3 {
+		l.per[i] = (m.Grid[i] + m.Cluster[i] - 1) / m.Cluster[i]
+	}
+	m.unitList = l
+	m.unitState = &unitStates{n: l.Len(), taken: map[int]uint8{}}
+	return l
+}
+
+// Len is the number of units.
+func (l unitList) Len() int { return l.per[0] * l.per[1] * l.per[2] }
+
+// At returns the CTA coordinates of unit i.
+func (l unitList) At(i int) [][3]int {
+	c := l.cluster
+	cx := i % l.per[0] * c[0]
+	cy := i / l.per[0] % l.per[1] * c[1]
+	cz := i / (l.per[0] * l.per[1]) * c[2]
+	u := make([][3]int, 0, c[0]*c[1]*c[2])
+	for z := 0; z < c[2]; z++ {
+		for y := 0; y < c[1]; y++ {
+			for x := 0; x < c[0]; x++ {
+				u = append(u, [3]int{cx + x, cy + y, cz + z})
 			}
 		}
 	}
-	return out
+	return u
 }
 
 // unit is a set of CTAs (one, or one cluster) simulated together.
@@ -608,6 +703,7 @@ type unit struct {
 	rng      *rand.Rand
 	progress uint64
 	steps    int64
+	counted  int64 // steps already added to the machine's count
 	next     int
 	race     *raceState
 	agents   int // VC slots of the async agents: one per CTA after the warps
@@ -700,7 +796,7 @@ func (m *Machine) newUnit(ids [][3]int) *unit {
 func (m *Machine) runUnit(ids [][3]int) error {
 	u := m.newUnit(ids)
 	err := u.run(nil)
-	m.steps.Add(u.steps & 1023) // runWarp adds whole 1024s as it goes
+	m.steps.Add(u.steps - u.counted) // runWarp adds whole 1024s as it goes
 	return err
 }
 

@@ -21,7 +21,7 @@ import (
 //	ev, err = st.Step()           // one more instruction
 type Stepper struct {
 	m            *Machine
-	units        [][][3]int
+	units        unitList
 	ui           int
 	u            *unit
 	breaks       map[int]bool
@@ -143,12 +143,12 @@ func (s *Stepper) ClearBreaks() { s.breaks = map[int]bool{} }
 
 // unit returns the current unit, starting the next one when needed.
 func (s *Stepper) unit() *unit {
-	for s.u == nil && s.ui < len(s.units) {
+	for s.u == nil && s.ui < s.units.Len() {
 		if !s.m.claimUnit(s.ui) { // cancelled by clusterlaunchcontrol
 			s.ui++
 			continue
 		}
-		s.u = s.m.newUnit(s.units[s.ui])
+		s.u = s.m.newUnit(s.units.At(s.ui))
 	}
 	return s.u
 }
@@ -218,7 +218,7 @@ func (s *Stepper) step(only *Warp, checkBreak bool) (Event, error) {
 			if allDone {
 				u.finish()
 				s.u, s.ui = nil, s.ui+1
-				if s.ui >= len(s.units) {
+				if s.ui >= s.units.Len() {
 					s.done = true
 					s.m.reportBankConflicts()
 					if s.m.trace != nil {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/bits"
+	"time"
 
 	"github.com/tcsim/tcsim/isa/ptx"
 )
@@ -436,15 +437,30 @@ func (u *unit) runWarp(w *Warp, budget int, stop func(*Warp) bool) error {
 		if w.state != warpReady {
 			return nil
 		}
-		if u.steps&1023 == 0 {
-			if total := m.steps.Add(1024); total > m.maxSteps() {
-				return fmt.Errorf("stopped after %d warp-instructions (the --max-steps limit); CTA %s warp %d is at %s",
-					total, fmtID(w.cta.ID), w.ID, m.Prog.pos(in))
+		if u.steps&1023 == 0 || m.Opts.MaxSteps > 0 {
+			// Whole 1024s are added as the unit goes (runUnit adds the
+			// rest); under a step limit every instruction, so that the
+			// run stops exactly at it.
+			total := m.steps.Add(u.steps - u.counted)
+			u.counted = u.steps
+			if total > m.maxSteps() {
+				return &LimitError{Msg: fmt.Sprintf("stopped at the --max-steps limit of %d warp-instructions; CTA %s warp %d is at %s",
+					m.maxSteps(), fmtID(w.cta.ID), w.ID, m.Prog.pos(in))}
+			}
+			if u.steps&1023 == 0 && !m.Opts.Deadline.IsZero() && time.Now().After(m.Opts.Deadline) {
+				return &LimitError{Msg: fmt.Sprintf("stopped at the time limit (--timeout) after %d warp-instructions; CTA %s warp %d is at %s",
+					total, fmtID(w.cta.ID), w.ID, m.Prog.pos(in))}
 			}
 		}
 	}
 	return nil
 }
+
+// LimitError is returned when a run stops at the step limit
+// (Options.MaxSteps) or the time limit (Options.Deadline).
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
 
 func (m *Machine) maxSteps() int64 {
 	if m.Opts.MaxSteps > 0 {

@@ -186,6 +186,12 @@ func decWgmma(d *decoder) error {
 }
 
 // warpgroup is the wgmma state of four warps.
+// MaxWgmmaInFlight bounds the wgmma.mma_async operations of one warpgroup
+// that are issued and not completed (or not committed): a loop that never
+// commits or waits faults with a clear message instead of growing until
+// the process runs out of memory. Real kernels keep a few dozen in flight.
+const MaxWgmmaInFlight = 4096
+
 type warpgroup struct {
 	cta       *CTA
 	idx       int
@@ -349,6 +355,15 @@ func execWgmma(w *Warp, in *Inst, m uint32) {
 	})
 	// Missing wgmma.fence: registers accessed since the last fence.
 	wg.checkFence(w, in, wi)
+	if len(wg.open[k]) >= MaxWgmmaInFlight || len(wg.ops) >= MaxWgmmaInFlight {
+		what := "without a wgmma.commit_group"
+		if len(wg.open[k]) < MaxWgmmaInFlight {
+			what = "committed but not completed by a wgmma.wait_group"
+		}
+		w.fault(in, firstLane(m), "warpgroup %d has %d wgmma.mma_async operations in flight (%s); the simulator holds at most %d: is a wgmma.commit_group or wgmma.wait_group missing from a loop?",
+			wg.idx, max(len(wg.open[k]), len(wg.ops)), what, MaxWgmmaInFlight)
+		return
+	}
 	idx := wg.nextOp[k]
 	wg.nextOp[k]++
 	var op *wgmmaOp

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/tcsim/tcsim/internal/fileutil"
 	"os"
 	"strconv"
 	"strings"
@@ -214,7 +215,7 @@ func runDescProbe(e *env, opts any, args []string) error {
 			fmt.Fprintf(e.stdout, "wrote the raw output (%d bytes) to %s\n", len(out), o.out)
 		}
 	case o.check != "":
-		if out, err = os.ReadFile(o.check); err != nil {
+		if out, err = fileutil.ReadFile(o.check, 0); err != nil {
 			return err
 		}
 	default:

@@ -184,7 +184,7 @@ func TestDescProbe(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "all 17 cases agree") {
 		t.Errorf("desc probe --check of the H100 recording: exit %d\n%s\n%s", code, out, errs)
 	}
-	if code, _, _ := runCLI(t, "desc", "probe", "--check", filepath.Join(dir, "missing")); code != 1 {
+	if code, _, _ := runCLI(t, "desc", "probe", "--check", filepath.Join(dir, "missing")); code != 2 {
 		t.Errorf("missing file: exit %d", code)
 	}
 }

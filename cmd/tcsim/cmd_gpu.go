@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/tcsim/tcsim/internal/fileutil"
 	"io"
 	"os"
 	"strings"
@@ -207,7 +208,7 @@ func prepareLaunch(lf *launch.LaunchFlags, args []string) (ptxPath string, ptx [
 	if l.PTX == "" {
 		return "", nil, nil, nil, usagef("missing the PTX file (tcsim gpu run KERNEL.ptx ..., or \"ptx\" in the launch file)")
 	}
-	ptx, err = os.ReadFile(l.PTX)
+	ptx, err = fileutil.ReadFile(l.PTX, 0)
 	if err != nil {
 		// a missing or unreadable input file is a usage error (exit 2)
 		return "", nil, nil, nil, usagef("%v", err)

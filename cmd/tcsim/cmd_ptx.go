@@ -5,8 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tcsim/tcsim/internal/fileutil"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -93,9 +93,9 @@ type ptxCheckOpts struct {
 
 func readPTX(e *env, name string) ([]byte, error) {
 	if name == "-" {
-		return io.ReadAll(e.stdin)
+		return fileutil.ReadAll(e.stdin, "standard input", fileutil.DefaultLimit)
 	}
-	return os.ReadFile(name)
+	return fileutil.ReadFile(name, 0)
 }
 
 func runPtxCheck(e *env, opts any, args []string) error {

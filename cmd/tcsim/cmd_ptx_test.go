@@ -73,7 +73,7 @@ func TestPtxCheckStdinAndUsage(t *testing.T) {
 	if code, _, errs := runCLI(t, "ptx", "check"); code != 2 || !strings.Contains(errs, "needs at least one FILE") {
 		t.Errorf("no args: exit %d %q", code, errs)
 	}
-	if code, _, errs := runCLI(t, "ptx", "check", filepath.Join(t.TempDir(), "missing.ptx")); code != 1 || !strings.Contains(errs, "reading PTX") {
+	if code, _, errs := runCLI(t, "ptx", "check", filepath.Join(t.TempDir(), "missing.ptx")); code != 2 || !strings.Contains(errs, "reading PTX") {
 		t.Errorf("missing file: exit %d %q", code, errs)
 	}
 	if code, _, errs := runCLI(t, "ptx", "bogus"); code != 2 || !strings.Contains(errs, "unknown ptx subcommand") {

@@ -60,6 +60,9 @@ description as 'tcsim gpu run' and prints the --out buffers the same way.
                    repeatable. The stop prints every warp's position.
   --until SPEC     like --break; "hazard" stops after the first hazard
   --max-steps N    stop with an error after N warp-instructions
+  --timeout D      stop with an error after D of wall-clock time (30s, 2m)
+  --max-memory N   bytes of global memory the launch's buffers may take in
+                   all (default 4 GiB)
   --schedule S     lazy (default: asynchronous work completes at the wait that
                    needs it), latest (copies too), eager (at issue), or random
                    (seeded interleavings; --seed N)
@@ -85,6 +88,8 @@ Example:
 			fs.Var(&o.breaks, "break", "stop before `SPEC` (line, label or pc:N); repeatable")
 			fs.StringVar(&o.until, "until", "", "stop at `SPEC` (line, label, pc:N) or after the first \"hazard\"")
 			fs.Int64Var(&o.maxSteps, "max-steps", 0, "stop after `N` warp-instructions (0: 2^32)")
+			fs.DurationVar(&o.timeout, "timeout", 0, "stop after `D` of wall-clock time, e.g. 30s (0: no limit)")
+			fs.Int64Var(&o.maxMemory, "max-memory", 0, "global memory the buffers may take, in `BYTES` (0: 4 GiB)")
 			fs.StringVar(&o.schedule, "schedule", "lazy", "`mode`: lazy, latest, eager or random")
 			fs.Uint64Var(&o.seed, "seed", 1, "seed of the random schedule")
 			fs.IntVar(&o.workers, "workers", 0, "CTAs simulated at once (0: every core)")
@@ -120,6 +125,8 @@ type runOpts struct {
 	breaks      multiFlag
 	until       string
 	maxSteps    int64
+	timeout     time.Duration
+	maxMemory   int64
 	schedule    string
 	seed        uint64
 	workers     int
@@ -177,18 +184,28 @@ func runRun(e *env, opts any, args []string) error {
 	if o.quantum < 0 {
 		return usagef("--quantum %d: must be 0 (the default, 64) or more", o.quantum)
 	}
-	simOpts := sim.Options{Schedule: sched, Seed: o.seed, Check: o.check, MaxSteps: o.maxSteps, Workers: o.workers, TraceValues: o.traceValues, Quantum: o.quantum, Policy: policy}
+	if err := checkSimLimits(o.workers, o.maxSteps, o.timeout, o.maxMemory); err != nil {
+		return err
+	}
+	simOpts := sim.Options{Schedule: sched, Seed: o.seed, Check: o.check, MaxSteps: o.maxSteps, Workers: o.workers, TraceValues: o.traceValues, Quantum: o.quantum, Policy: policy, MaxMemory: o.maxMemory}
+	var trace *traceFile
 	if o.trace != "" {
-		f, err := os.Create(o.trace)
-		if err != nil {
+		if trace, err = createTrace(o.trace); err != nil {
 			return err
 		}
-		defer f.Close()
-		simOpts.Trace = f
+		defer trace.f.Close()
+		simOpts.Trace = trace
 	}
 	m, err := sim.Prepare(path, ptxSrc, l, simOpts)
 	if err != nil {
 		return err
+	}
+	var st *sim.Stepper
+	if len(o.breaks) > 0 || o.until != "" {
+		// breakpoints are checked before anything runs or prints
+		if st, err = newRunStepper(m, o); err != nil {
+			return err
+		}
 	}
 	w := e.stdout
 	doc := format != fmtText
@@ -197,17 +214,23 @@ func runRun(e *env, opts any, args []string) error {
 		w = io.Discard
 	}
 	start := time.Now()
+	if o.timeout > 0 {
+		m.Opts.Deadline = start.Add(o.timeout)
+	}
 	stopped := false
 	var runErr error
-	if len(o.breaks) > 0 || o.until != "" {
-		stopped, runErr = runStepper(w, m, o)
-		if u, ok := runErr.(*usageError); ok {
-			return u
-		}
+	if st != nil {
+		stopped, runErr = runStepper(w, m, st)
 	} else {
 		runErr = m.Run()
 	}
 	elapsed := time.Since(start)
+	if trace != nil {
+		m.FlushTrace()
+		if err := trace.close(); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	if !o.quiet {
 		p := m.Prog
 		fmt.Fprintf(w, "kernel %s (%s, %s) simulated: grid %s, block %s", p.Kernel.Name, path, orDash(p.Arch), l.Grid, l.Block)
@@ -307,21 +330,27 @@ func printSimOutputs(w io.Writer, m *sim.Machine, l *launch.Launch, limit int) e
 	return nil
 }
 
-// runStepper runs to a breakpoint (or the first hazard) and prints where
-// every warp is. It reports whether the run stopped early.
-func runStepper(w io.Writer, m *sim.Machine, o *runOpts) (bool, error) {
+// newRunStepper prepares a stepper with the --break and --until stops.
+func newRunStepper(m *sim.Machine, o *runOpts) (*sim.Stepper, error) {
 	st := m.NewStepper()
-	specs := append([]string(nil), o.breaks...)
 	if o.until == "hazard" {
 		st.StopOnHazard(true)
 	} else if o.until != "" {
-		specs = append(specs, o.until)
-	}
-	for _, s := range specs {
-		if err := st.BreakSpec(s); err != nil {
-			return false, usagef("--break %s: %v", s, err)
+		if err := st.BreakSpec(o.until); err != nil {
+			return nil, usagef("--until %s: %v", o.until, err)
 		}
 	}
+	for _, s := range o.breaks {
+		if err := st.BreakSpec(s); err != nil {
+			return nil, usagef("--break %s: %v", s, err)
+		}
+	}
+	return st, nil
+}
+
+// runStepper runs to a breakpoint (or the first hazard) and prints where
+// every warp is. It reports whether the run stopped early.
+func runStepper(w io.Writer, m *sim.Machine, st *sim.Stepper) (bool, error) {
 	ev, err := st.Run(0)
 	m.FlushTrace()
 	if err != nil {
@@ -354,6 +383,61 @@ func runStepper(w io.Writer, m *sim.Machine, o *runOpts) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// checkSimLimits rejects negative limits.
+func checkSimLimits(workers int, maxSteps int64, timeout time.Duration, maxMemory int64) error {
+	switch {
+	case workers < 0:
+		return usagef("--workers %d: want 0 (every core) or a positive number of CTAs simulated at once", workers)
+	case maxSteps < 0:
+		return usagef("--max-steps %d: want 0 (2^32) or a positive number of warp-instructions", maxSteps)
+	case timeout < 0:
+		return usagef("--timeout %v: want a positive duration such as 30s (0: no limit)", timeout)
+	case maxMemory < 0:
+		return usagef("--max-memory %d: want 0 (4 GiB) or a positive number of bytes", maxMemory)
+	}
+	return nil
+}
+
+// traceFile is the --trace output: it keeps the first write error, which
+// the simulator's buffered writer would otherwise lose, so that a trace
+// that could not be written (a full disk, /dev/full) fails the command.
+type traceFile struct {
+	f    *os.File
+	name string
+	err  error
+}
+
+func createTrace(name string) (*traceFile, error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %w", err)
+	}
+	return &traceFile{f: f, name: name}, nil
+}
+
+func (t *traceFile) Write(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	n, err := t.f.Write(p)
+	if err != nil {
+		t.err = err
+	}
+	return n, err
+}
+
+// close closes the file and returns the first error writing it.
+func (t *traceFile) close() error {
+	err := t.f.Close()
+	if t.err != nil {
+		err = t.err
+	}
+	if err != nil {
+		return fmt.Errorf("--trace %s: the trace could not be written: %w", t.name, err)
+	}
+	return nil
 }
 
 // compareGPU runs the launch on the GPU and diffs every output buffer.

@@ -92,7 +92,7 @@ func TestTUIErrors(t *testing.T) {
 		{[]string{"tui", "--run", "testdata/missing.ptx", "--grid", "1", "--block", "32", "--snapshot", "-"}, 2, "missing.ptx"},
 		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--schedule", "bogus", "--snapshot", "-"}, 2, "want lazy, latest, eager or random"},
 		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--grid", "0", "--snapshot", "-"}, 2, "--grid"},
-		{[]string{"tui", "--trace", "testdata/missing.jsonl", "--snapshot", "-"}, 1, "missing.jsonl"},
+		{[]string{"tui", "--trace", "testdata/missing.jsonl", "--snapshot", "-"}, 2, "missing.jsonl"},
 		{[]string{"tui", "--trace", "../../tui/testdata/stepper/tiny.ptx", "--snapshot", "-"}, 1, "tiny.ptx:1: not a trace record"},
 		{[]string{"tui", "--run", "../../tui/testdata/stepper/tiny.ptx", "--snapshot", "-"}, 2, "needs its launch: --launch FILE"},
 		{[]string{"tui", "--run", "../../tui/testdata/stepper/tiny.ptx", "--grid", "1", "--snapshot", "-"}, 2, "needs its launch"},

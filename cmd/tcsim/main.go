@@ -12,8 +12,9 @@
 //
 // Every command accepts --help. Exit status is 0 on success, 1 when a
 // check failed (tcsim run reported an error or warning hazard, whatever
-// stopped the run) or the command failed, and 2 on a usage error
-// (including a missing or unreadable input file).
+// stopped the run; PTX errors, a wrong formula, a mismatch with the GPU) or
+// the run failed, and 2 on a usage error: a bad command line, or an input
+// file that is missing, unreadable or larger than tcsim reads.
 package main
 
 import (
@@ -21,13 +22,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
+	"github.com/tcsim/tcsim/internal/fileutil"
 	"github.com/tcsim/tcsim/internal/suggest"
 	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/sim"
 )
 
 // command is one tcsim subcommand. Commands register themselves from
@@ -108,6 +113,11 @@ func run(e *env, args []string) int {
 		return 0
 	}
 	c, rest := lookup(args)
+	if c == nil && strings.HasPrefix(args[0], "-") && !isNumber(args[0]) {
+		fmt.Fprintf(e.stderr, "tcsim: unknown flag %s (the top level takes only --help and --version; a command's flags follow its name)\n", args[0])
+		fmt.Fprintln(e.stderr, "run 'tcsim --help' for the list of commands")
+		return 2
+	}
 	if c == nil {
 		fmt.Fprintf(e.stderr, "tcsim: unknown command %q\n", args[0])
 		if near := nearCommands(args[0]); len(near) > 0 {
@@ -127,7 +137,7 @@ func run(e *env, args []string) int {
 			printCommandUsage(e.stdout, c, fs)
 			return 0
 		}
-		fmt.Fprintf(e.stderr, "tcsim %s: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "tcsim %s: %s\n", c.name, flagMessage(err))
 		fmt.Fprintf(e.stderr, "usage: tcsim %s %s (see 'tcsim %s --help')\n", c.name, c.args, c.name)
 		return 2
 	}
@@ -139,11 +149,22 @@ func exitStatus(e *env, who string, err error) int {
 		return 0
 	}
 	fmt.Fprintf(e.stderr, "%s: %s\n", who, clipLines(err.Error()))
-	var u *usageError
-	if errors.As(err, &u) {
+	if isUsage(err) {
 		return 2
 	}
 	return 1
+}
+
+// isUsage reports whether err means the command could not be done as asked
+// (exit status 2): a bad command line, or an input file that is missing,
+// unreadable, a directory, or larger than tcsim reads. Everything else, a
+// check that failed included, is exit status 1.
+func isUsage(err error) bool {
+	var u *usageError
+	var big *fileutil.TooLargeError
+	var mem *sim.MemoryLimitError
+	return errors.As(err, &u) || errors.As(err, &big) || errors.As(err, &mem) ||
+		errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR)
 }
 
 // clipLines shortens every line of an error message longer than 500 bytes
@@ -185,7 +206,10 @@ func interleave(fs *flag.FlagSet, args []string) []string {
 			if strings.Contains(name, "=") {
 				continue
 			}
-			if f := fs.Lookup(name); f != nil && !isBoolFlag(f) && i+1 < len(args) {
+			if f := fs.Lookup(name); f != nil && !isBoolFlag(f) {
+				if i+1 == len(args) {
+					return flags // the flag package reports the missing value
+				}
 				flags = append(flags, args[i+1])
 				i++
 			}
@@ -226,9 +250,10 @@ func printTopUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'tcsim COMMAND --help' for a command's flags.")
-	fmt.Fprintln(w, "Exit status: 0 success; 1 when a check failed (tcsim run reported an error or warning,")
-	fmt.Fprintln(w, "whatever stopped the run; a mismatch; a fault) or the command failed; 2 for a usage error,")
-	fmt.Fprintln(w, "including a missing or unreadable input file.")
+	fmt.Fprintln(w, "Exit status: 0 success; 1 a check failed (tcsim run reported an error or warning hazard,")
+	fmt.Fprintln(w, "whatever stopped the run; PTX errors; a wrong formula; a mismatch with the GPU) or the run")
+	fmt.Fprintln(w, "failed (a fault, a deadlock, a limit); 2 usage error: a bad command line, or an input file")
+	fmt.Fprintln(w, "that is missing, unreadable or larger than tcsim reads.")
 }
 
 func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
@@ -246,8 +271,7 @@ func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 	fs.VisitAll(func(*flag.Flag) { has = true })
 	if has {
 		fmt.Fprintln(w, "\nflags:")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
+		printFlags(w, fs)
 	}
 	var subs []string
 	for n := range commands {
@@ -262,6 +286,81 @@ func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 			fmt.Fprintf(w, "  tcsim %s %s\n      %s\n", n, commands[n].args, commands[n].summary)
 		}
 	}
+}
+
+// printFlags lists a command's flags as the usage lines and the README
+// write them (--flag, not the flag package's -flag), in the flag package's
+// layout: the flag with its argument name, then the usage indented.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  " + dashes(f.Name) + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		if len(line) <= 6 && !strings.Contains(usage, "\n") {
+			line += "\t"
+		} else {
+			line += "\n    \t"
+		}
+		line += strings.ReplaceAll(usage, "\n", "\n    \t")
+		if def := f.DefValue; !isZeroValue(f) {
+			if isStringFlag(f) {
+				line += fmt.Sprintf(" (default %q)", def)
+			} else {
+				line += fmt.Sprintf(" (default %v)", def)
+			}
+		}
+		fmt.Fprintln(w, line)
+	})
+}
+
+// dashes is "-" for the short flags -q and -o and "--" for the others
+// (--m and --n of tcsim mma are written with two, as the help texts do).
+func dashes(name string) string {
+	if name == "q" || name == "o" {
+		return "-"
+	}
+	return "--"
+}
+
+// flagMessage rewrites the flag package's parse errors in the --flag style.
+func flagMessage(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = strings.TrimLeft(name, "-")
+		return "unknown flag " + dashes(name) + name
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		name = strings.TrimLeft(name, "-")
+		return "flag " + dashes(name) + name + " needs an argument"
+	}
+	if i := strings.Index(msg, " for flag -"); i >= 0 {
+		rest := msg[i+len(" for flag -"):]
+		name, _, _ := strings.Cut(rest, ":")
+		msg = msg[:i] + " for flag " + dashes(name) + rest
+	}
+	return msg
+}
+
+// isZeroValue reports whether the flag's default is its type's zero value
+// (which the usage does not repeat), as the flag package decides it.
+func isZeroValue(f *flag.Flag) bool {
+	switch f.DefValue {
+	case "", "0", "false", "[]", "<nil>":
+		return true
+	}
+	return false
+}
+
+// isStringFlag reports whether f holds a string (its default is quoted).
+func isStringFlag(f *flag.Flag) bool {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	_, s := g.Get().(string)
+	return s
 }
 
 // nearCommands lists registered command words within a small edit distance of s.

@@ -71,7 +71,9 @@ func TestDispatch(t *testing.T) {
 		{[]string{"zz-test", "a", "-n", "3", "b"}, 0, "a|b", ""},
 		{[]string{"zz-test", "-n=-1"}, 2, "", "n must be >= 0"},
 		{[]string{"zz-test", "-n", "7"}, 1, "", "seven fails"},
-		{[]string{"zz-test", "--bogus"}, 2, "", "flag provided but not defined"},
+		{[]string{"zz-test", "--bogus"}, 2, "", "unknown flag --bogus"},
+		{[]string{"--bogus"}, 2, "", "unknown flag --bogus"},
+		{[]string{"zz-test", "-n"}, 2, "", "flag --n needs an argument"},
 		{[]string{"zz-tset"}, 2, "", "did you mean: zz-test"},
 		{[]string{"zz-test", "--", "-n"}, 0, "-n", ""},
 	}
@@ -92,7 +94,7 @@ func TestHelp(t *testing.T) {
 		t.Errorf("hidden command listed:\n%s", out)
 	}
 	code, out, _ = runCLI(t, "zz-test", "--help")
-	if code != 0 || !strings.Contains(out, "-n int") {
+	if code != 0 || !strings.Contains(out, "--n int") {
 		t.Errorf("zz-test --help: %d %q", code, out)
 	}
 	for name := range commands {
