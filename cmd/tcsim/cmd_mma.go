@@ -1,10 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"os"
+	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -15,7 +15,8 @@ import (
 type mmaOpts struct {
 	inst, a, b, c, out, explain string
 	sfa, sfb, idesc             string
-	batch, problem              int
+	batch, problem, workers     int
+	print                       bool
 	tc                          datapath.TCOptions
 	fs                          *flag.FlagSet
 }
@@ -27,7 +28,7 @@ var tcgen05Flags = []string{"m", "n", "atype", "btype", "dtype", "satfinite", "n
 func init() {
 	register(&command{
 		name:    "mma",
-		args:    "--inst NAME --a A.bin --b B.bin [--c C.bin] --out D.bin [--batch T] [--explain ROW,COL]",
+		args:    "--inst NAME --a A --b B [--c C] (--out D.bin | --out - | --print | --explain ROW,COL) [--batch T]",
 		summary: "compute D = A·B + C bit-exactly, as the tensor core does",
 		help: `Runs one MMA instruction on the CPU with tcsim's bit-exact datapath.
 
@@ -38,7 +39,21 @@ integers holding them, one element per array entry):
 Element sizes: fp8/s8/u8 1 byte, f16/bf16 2 bytes, f32/tf32/s32 4 bytes (tf32 as
 the f32 pattern), e2m3/e3m2 one per byte (low 6 bits; the 2 high bits must be 0),
 e2m1/s4/u4 two per byte (low nibble first), b1 eight per byte.
---batch T: each file holds T independent problems back to back.
+--batch T: each file holds T independent problems back to back; they stream
+through one by one, computed on every core (--workers N), so memory stays
+small however large the batch. A .npy array must have the operand's shape
+(T×rows×cols, rows×cols, or flat): a transposed array is an error.
+
+Instead of a file, an operand may be one of tcsim run's buffer generators
+(launch/README.md), typed with the operand's element type:
+  --a uniform:bf16:1:-1:1   --b int:bf16:2:-4:4   --c const:f32:0.5
+  --a iota:f16:0:0.25       --a random:7 (random bit patterns)   --c zero
+(f32 generators serve tf32 operands, truncated to tf32; the FP6/FP4, s4/u4,
+b1 and scale formats take zero and random:SEED.) Problem p of a batch takes
+the next elements of the same stream.
+
+D goes to --out FILE (raw, or .npy), --out - (raw bytes on standard output),
+or --print (a matrix of its values, fitted to the terminal's width).
 
 Instruction names:
   wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16      (any N from 8 to 256)
@@ -80,17 +95,20 @@ public evidence only ("not hardware-verified").
 
 --explain ROW,COL prints the datapath trace of one output element (of problem
 --problem): the terms and their exponents, the anchor, the bits each term loses
-to alignment, the exact sum and the final rounding.`,
+to alignment, the exact sum and the final rounding; then the operands a_k and
+b_k, the exact real value of A·B + C and D's error in ULPs of its format.`,
 		setup: func(fs *flag.FlagSet) any {
 			o := &mmaOpts{fs: fs}
 			fs.StringVar(&o.inst, "inst", "", "full PTX instruction `name`")
-			fs.StringVar(&o.a, "a", "", "A operand `file` (M×K)")
-			fs.StringVar(&o.b, "b", "", "B operand `file` (N×K)")
-			fs.StringVar(&o.c, "c", "", "C accumulator `file` (M×N); default all +0")
-			fs.StringVar(&o.out, "out", "", "D output `file` (M×N); .npy writes a NumPy array")
+			fs.StringVar(&o.a, "a", "", "A operand (M×K): a `file` or a generator such as uniform:bf16:1:-1:1")
+			fs.StringVar(&o.b, "b", "", "B operand (N×K): a `file` or a generator")
+			fs.StringVar(&o.c, "c", "", "C accumulator (M×N): a `file` or a generator; default all +0")
+			fs.StringVar(&o.out, "out", "", "D output `file` (M×N); .npy writes a NumPy array, - standard output")
 			fs.IntVar(&o.batch, "batch", 1, "number of problems `T` in each file")
 			fs.StringVar(&o.explain, "explain", "", "print the datapath trace of element `ROW,COL`")
 			fs.IntVar(&o.problem, "problem", 0, "which problem of the batch --explain looks at")
+			fs.BoolVar(&o.print, "print", false, "print D as a matrix of its element type's values")
+			fs.IntVar(&o.workers, "workers", 0, "problems of a --batch computed at once (0: every core)")
 			fs.IntVar(&o.tc.M, "m", 128, "tcgen05: M (64 or 128 with cta_group::1; 128 or 256 with cta_group::2)")
 			fs.IntVar(&o.tc.N, "n", 0, "tcgen05: N (multiple of 8, up to 256)")
 			fs.StringVar(&o.tc.A, "atype", "", "tcgen05: A element `type` (f16, bf16, tf32, e4m3, e5m2, e2m3, e3m2, e2m1, s8, u8)")
@@ -110,6 +128,10 @@ to alignment, the exact sum and the final rounding.`,
 	})
 }
 
+// reTypedKind matches the tcgen05.mma kinds whose element types come from
+// --atype and --btype.
+var reTypedKind = regexp.MustCompile(`kind::(f16|tf32|f8f6f4|i8|mxf8f6f4)(\.|$)`)
+
 // setFlags lists the flags given on the command line.
 func (o *mmaOpts) setFlags() map[string]bool {
 	set := map[string]bool{}
@@ -125,11 +147,49 @@ func runMMA(e *env, opts any, args []string) error {
 	if err != nil {
 		return err
 	}
-	ops, err := o.readOperands(in)
-	if err != nil {
+	M, N, K, T := in.M, in.N, in.K, o.batch
+	spr := in.ScalesPerRow()
+	srcs := mmaSources{}
+	var closers []func() error
+	defer func() {
+		for _, c := range closers {
+			c()
+		}
+	}()
+	open := func(spec string, f *numfmt.Format, rows, cols int, which string) (operandSource, error) {
+		src, closer, err := openOperand(spec, f, T, rows, cols)
+		if err != nil {
+			if which == "A" || which == "B" || which == "C" {
+				return nil, shapeHint(err, which, rows, cols, T)
+			}
+			return nil, scaleHint(err, strings.TrimPrefix(which, "scale "), map[string]string{"scale A": "rows", "scale B": "columns"}[which], in, T)
+		}
+		if closer != nil {
+			closers = append(closers, closer)
+		}
+		return src, nil
+	}
+	if srcs.a, err = open(o.a, in.A, M, K, "A"); err != nil {
 		return err
 	}
-	M, N, K, T := in.M, in.N, in.K, o.batch
+	if srcs.b, err = open(o.b, in.B, N, K, "B"); err != nil {
+		return err
+	}
+	if o.c == "" {
+		o.c = "zero"
+	}
+	if srcs.c, err = open(o.c, in.C, M, N, "C"); err != nil {
+		return err
+	}
+	if in.Block != nil {
+		if srcs.sfa, err = open(o.sfa, in.Scale, M, spr, "scale A"); err != nil {
+			return err
+		}
+		if srcs.sfb, err = open(o.sfb, in.Scale, N, spr, "scale B"); err != nil {
+			return err
+		}
+	}
+	srcs.names = [5]string{o.a + ": A", o.b + ": B", o.c + ": C", o.sfa + ": scale factor", o.sfb + ": scale factor"}
 	scales := ""
 	if in.Block != nil {
 		scales = fmt.Sprintf(", .%s scale factors per %d elements of K (.scale_vec::%s)", in.Scale.Name, in.BlockSize, in.ScaleVec)
@@ -139,16 +199,48 @@ func runMMA(e *env, opts any, args []string) error {
 	for _, n := range in.Notes {
 		fmt.Fprintf(e.stderr, "  note: %s\n", n)
 	}
-
-	if o.explain != "" {
-		if err := explainMMA(e, o, in, ops.a, ops.b, ops.c, ops.sfa, ops.sfb); err != nil {
+	var sink *mmaSink
+	if o.out != "" {
+		if sink, err = newMMASink(e, o.out, in, T); err != nil {
 			return err
 		}
 	}
-	if o.out == "" {
-		return nil
+	// Problems stream through: read one, compute it on a free core, write
+	// it in order; only a few are in memory at once.
+	workers := o.workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
-	return o.writeOut(e, in, mmaCompute(in, T, ops))
+	err = streamMMA(in, T, workers, srcs, func(pr *mmaProblem) error {
+		if o.explain != "" && pr.p == o.problem {
+			if err := explainMMA(e, o, in, pr); err != nil {
+				return err
+			}
+		}
+		if o.print {
+			printMMAResult(e, in, pr, T)
+		}
+		if sink != nil {
+			return sink.write(pr.d)
+		}
+		return nil
+	})
+	if sink != nil {
+		if cerr := sink.close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if sink != nil {
+		verified := ""
+		if in.Source != datapath.HardwareVerified {
+			verified = " (" + string(in.Source) + ")"
+		}
+		fmt.Fprintf(e.stderr, "wrote %s: %d×%d .%s elements × %d problem(s), %d bytes%s\n", sink.name, M, N, in.C.Name, T, sink.n, verified)
+	}
+	return nil
 }
 
 // resolve checks the flags and resolves the instruction.
@@ -162,11 +254,17 @@ func (o *mmaOpts) resolve(e *env, args []string) (datapath.Inst, error) {
 	if o.a == "" || o.b == "" {
 		return datapath.Inst{}, usagef("--a and --b are required")
 	}
-	if o.out == "" && o.explain == "" {
-		return datapath.Inst{}, usagef("--out is required (or use --explain ROW,COL)")
+	if o.out == "" && o.explain == "" && !o.print {
+		return datapath.Inst{}, usagef("--out FILE, --print or --explain ROW,COL is required (what to do with D)")
+	}
+	if o.out == "-" && (o.explain != "" || o.print) {
+		return datapath.Inst{}, usagef("--out - writes D's raw bytes to standard output; --print and --explain would mix text into them (write D to a file instead)")
 	}
 	if o.batch < 1 {
 		return datapath.Inst{}, usagef("--batch must be at least 1")
+	}
+	if o.workers < 0 {
+		return datapath.Inst{}, usagef("--workers %d: want 0 (every core) or a positive number", o.workers)
 	}
 	set := o.setFlags()
 	isTC := strings.HasPrefix(strings.TrimSpace(o.inst), "tcgen05")
@@ -193,9 +291,24 @@ func (o *mmaOpts) resolve(e *env, args []string) (datapath.Inst, error) {
 		}
 		o.tc.IDesc, o.tc.HasIDesc = w, true
 	}
+	if isTC && o.idesc == "" && reTypedKind.MatchString(o.inst) { // mxf4 and mxf4nvf4 read e2m1
+		for _, t := range []struct{ flag, val, what string }{{"atype", o.tc.A, "A"}, {"btype", o.tc.B, "B"}} {
+			if t.val == "" {
+				return datapath.Inst{}, usagef("--%s is required: the %s element type of %s (or give the whole instruction descriptor with --idesc)", t.flag, t.what, strings.TrimSpace(o.inst))
+			}
+		}
+		if !set["n"] {
+			return datapath.Inst{}, usagef("--n is required: N of %s, a multiple of 8 up to 256 (or give the whole instruction descriptor with --idesc)", strings.TrimSpace(o.inst))
+		}
+	}
 	in, err := datapath.ParseInst(o.inst, o.tc)
 	if err != nil {
 		return in, usagef("%v", err)
+	}
+	if o.explain != "" {
+		if _, _, err := explainTarget(o, in); err != nil {
+			return in, err
+		}
 	}
 	if in.Block == nil && (o.sfa != "" || o.sfb != "") {
 		return in, usagef("--scale-a and --scale-b are for the block-scaled kinds (kind::mxf8f6f4, mxf4, mxf4nvf4 with .block_scale)")
@@ -207,123 +320,31 @@ func (o *mmaOpts) resolve(e *env, args []string) (datapath.Inst, error) {
 	return in, nil
 }
 
-// mmaOperands are the operands of a batch of problems.
-type mmaOperands struct {
-	a, b, c  []uint64
-	sfa, sfb []uint64 // block-scaled kinds: the scale factors
-}
-
-// readOperands reads A, B, C and the scale factors of the batch, with
-// hints about the shapes they must have.
-func (o *mmaOpts) readOperands(in datapath.Inst) (ops mmaOperands, err error) {
-	M, N, K, T := in.M, in.N, in.K, o.batch
-	if ops.a, err = datapath.ReadOperand(o.a, in.A, T*M*K); err != nil {
-		return ops, shapeHint(err, "A", in.M, in.K, T)
-	}
-	if ops.b, err = datapath.ReadOperand(o.b, in.B, T*N*K); err != nil {
-		return ops, shapeHint(err, "B", in.N, in.K, T)
-	}
-	ops.c = make([]uint64, T*M*N)
-	if o.c != "" {
-		if ops.c, err = datapath.ReadOperand(o.c, in.C, T*M*N); err != nil {
-			return ops, shapeHint(err, "C", in.M, in.N, T)
-		}
-	}
-	spr := in.ScalesPerRow()
-	if in.Block != nil {
-		if ops.sfa, err = datapath.ReadOperand(o.sfa, in.Scale, T*M*spr); err != nil {
-			return ops, scaleHint(err, "A", "rows", in, T)
-		}
-		if ops.sfb, err = datapath.ReadOperand(o.sfb, in.Scale, T*N*spr); err != nil {
-			return ops, scaleHint(err, "B", "columns", in, T)
-		}
-	}
-	if in.Family == datapath.FamilyTcgen05 {
-		for _, x := range []struct {
-			f    *numfmt.Format
-			v    []uint64
-			what string
-		}{{in.A, ops.a, o.a + ": A"}, {in.B, ops.b, o.b + ": B"}, {in.Scale, ops.sfa, o.sfa + ": scale factor"}, {in.Scale, ops.sfb, o.sfb + ": scale factor"}} {
-			if x.f == nil {
-				continue
-			}
-			if err := datapath.CheckElems(x.f, x.v, x.what); err != nil {
-				return ops, err
-			}
-		}
-	}
-	return ops, nil
-}
-
-// mmaCompute computes D for each of the T problems.
-func mmaCompute(in datapath.Inst, T int, ops mmaOperands) []uint64 {
-	M, N, K := in.M, in.N, in.K
-	spr := in.ScalesPerRow()
-	a, b, c, sfa, sfb := ops.a, ops.b, ops.c, ops.sfa, ops.sfb
-	d := make([]uint64, 0, T*M*N)
-	for p := 0; p < T; p++ {
-		pa, pb, pc := a[p*M*K:(p+1)*M*K], b[p*N*K:(p+1)*N*K], c[p*M*N:(p+1)*M*N]
-		switch ev := in.Eval.(type) {
-		case nil:
-			d = append(d, in.Block.MatMul(M, N, K, pa, pb, sfa[p*M*spr:(p+1)*M*spr], sfb[p*N*spr:(p+1)*N*spr], pc)...)
-		case interface {
-			MatMul(M, N, K int, a, b, c []uint64) []uint64
-		}:
-			d = append(d, ev.MatMul(M, N, K, pa, pb, pc)...)
-		default:
-			for i := 0; i < M; i++ {
-				for j := 0; j < N; j++ {
-					d = append(d, ev.Dot(pa[i*K:(i+1)*K], pb[j*K:(j+1)*K], pc[i*N+j]))
-				}
-			}
-		}
-	}
-	return d
-}
-
-// writeOut writes D to --out (.npy, or raw elements).
-func (o *mmaOpts) writeOut(e *env, in datapath.Inst, d []uint64) error {
-	M, N, T := in.M, in.N, o.batch
-	var out []byte
-	if strings.HasSuffix(strings.ToLower(o.out), ".npy") {
-		var buf bytes.Buffer
-		shape := []int{M, N}
-		if T > 1 {
-			shape = []int{T, M, N}
-		}
-		if err := datapath.WriteNpy(&buf, d, max(8, datapath.ElemBits(in.C)), shape...); err != nil {
-			return err
-		}
-		out = buf.Bytes()
-	} else {
-		out = datapath.Pack(in.C, d)
-	}
-	if err := os.WriteFile(o.out, out, 0o644); err != nil {
-		return err
-	}
-	verified := ""
-	if in.Source != datapath.HardwareVerified {
-		verified = " (" + string(in.Source) + ")"
-	}
-	fmt.Fprintf(e.stderr, "wrote %s: %d×%d .%s elements × %d problem(s), %d bytes%s\n", o.out, M, N, in.C.Name, T, len(out), verified)
-	return nil
-}
-
-// explainMMA prints the datapath trace of one output element.
-func explainMMA(e *env, o *mmaOpts, in datapath.Inst, a, b, c, sfa, sfb []uint64) error {
-	M, N, K, T := in.M, in.N, in.K, o.batch
+// explainTarget parses --explain ROW,COL and checks it and --problem.
+func explainTarget(o *mmaOpts, in datapath.Inst) (int, int, error) {
 	row, col, err := parseRowCol(o.explain)
 	if err != nil {
-		return usagef("--explain: %v", err)
+		return 0, 0, usagef("--explain: %v", err)
 	}
-	if row >= M || col >= N || o.problem < 0 || o.problem >= T {
-		return usagef("--explain %d,%d --problem %d is outside the %d×%d×%d batch", row, col, o.problem, M, N, T)
+	if row >= in.M || col >= in.N || o.problem < 0 || o.problem >= o.batch {
+		return 0, 0, usagef("--explain %d,%d --problem %d is outside the %d×%d×%d batch", row, col, o.problem, in.M, in.N, o.batch)
 	}
-	p := o.problem
-	ar := a[(p*M+row)*K : (p*M+row+1)*K]
-	br := b[(p*N+col)*K : (p*N+col+1)*K]
-	cv := c[p*M*N+row*N+col]
-	head := fmt.Sprintf("D[%d][%d] of problem %d", row, col, p)
+	return row, col, nil
+}
+
+// explainMMA prints the datapath trace of one output element, then its
+// operands, the exact real result and the result's error in ULPs.
+func explainMMA(e *env, o *mmaOpts, in datapath.Inst, pr *mmaProblem) error {
+	M, N, K := in.M, in.N, in.K
+	row, col, err := explainTarget(o, in)
+	if err != nil {
+		return err
+	}
+	ar := pr.a[row*K : (row+1)*K]
+	br := pr.b[col*K : (col+1)*K]
+	cv := pr.c[row*N+col]
+	_ = M
+	head := fmt.Sprintf("D[%d][%d] of problem %d", row, col, pr.p)
 	tail := ""
 	if in.Source != datapath.HardwareVerified {
 		tail = "; datapath " + string(in.Source)
@@ -340,22 +361,28 @@ func explainMMA(e *env, o *mmaOpts, in datapath.Inst, a, b, c, sfa, sfb []uint64
 	for _, n := range in.Notes {
 		tail += "\nnote: " + n
 	}
+	var sar, sbr []uint64
+	var d uint64
 	switch ev := in.Eval.(type) {
 	case nil:
 		spr := in.ScalesPerRow()
-		sar := sfa[(p*M+row)*spr : (p*M+row+1)*spr]
-		sbr := sfb[(p*N+col)*spr : (p*N+col+1)*spr]
+		sar = pr.sfa[row*spr : (row+1)*spr]
+		sbr = pr.sfb[col*spr : (col+1)*spr]
 		bits, tr := in.Block.Explain(ar, br, sar, sbr, cv)
+		d = bits
 		fmt.Fprintf(e.stdout, "%s = %s%s\n%s", head, value(bits), tail, tr)
 	case interface {
 		Explain(a, b []uint64, c uint64) datapath.Result
 	}:
 		r := ev.Explain(ar, br, cv)
+		d = r.Bits
 		fmt.Fprintf(e.stdout, "%s = %s%s\n%s", head, value(r.Bits), tail, r.Trace)
 	default:
+		d = ev.Dot(ar, br, cv)
 		fmt.Fprintf(e.stdout, "%s = %s (integer datapath: the exact sum of products plus C, %s)%s\n",
-			head, value(ev.Dot(ar, br, cv)), map[bool]string{false: "wrapping at 32 bits", true: "saturating (.satfinite)"}[in.Sat], tail)
+			head, value(d), map[bool]string{false: "wrapping at 32 bits", true: "saturating (.satfinite)"}[in.Sat], tail)
 	}
+	printExact(e.stdout, in, ar, br, sar, sbr, cv, d)
 	return nil
 }
 

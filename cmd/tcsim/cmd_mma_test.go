@@ -360,3 +360,106 @@ func TestMMATcgen05Dense(t *testing.T) {
 		}
 	}
 }
+
+// tcsim mma on its own: generators instead of files, D on standard output
+// or printed as a matrix, --explain with the operands, the exact value and
+// the error in ULPs; a batch streams through any number of workers with
+// the same bits.
+func TestMMAStandalone(t *testing.T) {
+	const inst = "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"
+	code, raw, errs := runCLI(t, "mma", "--inst", inst, "--a", "uniform:bf16:1:-1:1", "--b", "iota:bf16", "--out", "-")
+	if code != 0 || len(raw) != 64*8*4 {
+		t.Fatalf("--out -: exit %d, %d bytes on stdout (want %d); %s", code, len(raw), 64*8*4, errs)
+	}
+	code, printed, errs := runCLI(t, "mma", "--inst", inst, "--a", "uniform:bf16:1:-1:1", "--b", "iota:bf16", "--print")
+	if code != 0 || !strings.HasPrefix(printed, "D: 64×8 .f32, row-major\n") {
+		t.Fatalf("--print: exit %d\n%s%s", code, printed, errs)
+	}
+	// the printed matrix holds the values --out wrote
+	lines := strings.Split(printed, "\n")
+	first := strings.Fields(lines[2]) // row 0
+	if v := math.Float32frombits(binary.LittleEndian.Uint32([]byte(raw[4:8]))); first[2] != fmt.Sprint(v) {
+		t.Errorf("--print D[0][1] = %s, --out - gives %v", first[2], v)
+	}
+	code, ex, errs := runCLI(t, "mma", "--inst", inst, "--a", "fixtures/examples/mma/A.bf16", "--b", "fixtures/examples/mma/B.bf16", "--explain", "0,0")
+	if code != 2 { // paths are relative to the repository root in the README
+		_ = ex
+	}
+	code, ex, errs = runCLI(t, "mma", "--inst", inst, "--a", "../../fixtures/examples/mma/A.bf16", "--b", "../../fixtures/examples/mma/B.bf16", "--explain", "0,0")
+	for _, want := range []string{"operands (k: a_k × b_k):", " 0: 1 × 1", "2: 3 × 1", "exact A·B + C = 1.0000038221478462", "error -0.0625 ULP of .f32"} {
+		if code != 0 || !strings.Contains(ex, want) {
+			t.Errorf("--explain: exit %d, output lacks %q:\n%s%s", code, want, ex, errs)
+		}
+	}
+	// streaming: the same batch with 1 and 3 workers, and against the
+	// generators computed whole (problem p is a slice of one stream)
+	dir := t.TempDir()
+	var outs [][]byte
+	for _, w := range []string{"1", "3"} {
+		out := filepath.Join(dir, "D"+w+".bin")
+		code, _, errs := runCLI(t, "mma", "--inst", inst, "--a", "uniform:bf16:7:-2:2", "--b", "int:bf16:3:-4:4", "--c", "uniform:f32:5:-1:1", "--batch", "5", "--workers", w, "--out", out)
+		if code != 0 {
+			t.Fatalf("--workers %s: exit %d %s", w, code, errs)
+		}
+		b, _ := os.ReadFile(out)
+		outs = append(outs, b)
+	}
+	if !bytes.Equal(outs[0], outs[1]) || len(outs[0]) != 5*64*8*4 {
+		t.Errorf("batch of 5: %d and %d bytes, equal %v", len(outs[0]), len(outs[1]), bytes.Equal(outs[0], outs[1]))
+	}
+	out := filepath.Join(dir, "D3p.bin")
+	if code, _, errs := runCLI(t, "mma", "--inst", inst, "--a", "uniform:bf16:7:-2:2", "--b", "int:bf16:3:-4:4", "--c", "uniform:f32:5:-1:1", "--batch", "3", "--out", out); code != 0 {
+		t.Fatalf("batch of 3: %s", errs)
+	}
+	if b, _ := os.ReadFile(out); !bytes.Equal(b, outs[0][:len(b)]) {
+		t.Errorf("the first 3 problems of a batch of 5 differ from a batch of 3")
+	}
+}
+
+// Operand files that do not fit the instruction: a .npy of the transposed
+// shape, one whose shape product overflows, devices, a wrong generator.
+func TestMMAHostileOperands(t *testing.T) {
+	const inst = "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"
+	dir := t.TempDir()
+	npy := func(name string, shape []int, vals int) string {
+		var b bytes.Buffer
+		if err := datapath.WriteNpy(&b, make([]uint64, vals), 16, shape...); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b.Bytes(), 0o644)
+		return p
+	}
+	good := npy("a.npy", []int{64, 16}, 64*16)
+	flat := npy("flat.npy", []int{64 * 16}, 64*16)
+	trans := npy("t.npy", []int{16, 64}, 64*16)
+	// a shape whose product wraps around to 1 (2^61+1 elements of 8 bytes)
+	var ov bytes.Buffer
+	datapath.WriteNpy(&ov, []uint64{7}, 64, 1)
+	huge := bytes.Replace(ov.Bytes(), []byte("(1,)"), []byte("(2305843009213693953,)"), 1)
+	huge = bytes.Replace(huge, []byte("(2305843009213693953,), "), []byte("(2305843009213693953,),"), 1)
+	hugeP := filepath.Join(dir, "huge.npy")
+	os.WriteFile(hugeP, huge, 0o644)
+	b := "int:bf16:1:-2:2"
+	for _, tc := range []struct {
+		a    string
+		code int
+		want string
+	}{
+		{good, 0, ""},
+		{flat, 0, ""},
+		{trans, 1, "shape (16, 64) is the transpose of (64, 16)"},
+		{hugeP, 1, "more than"},
+		{"/dev/zero", 1, "/dev/zero: more than 2048 bytes, want 2048"},
+		{"/dev/null", 1, "/dev/null: the input ends early"},
+		{"uniform:f16:1:-1:1", 1, "makes f16 values, but the operand holds .bf16"},
+		{"random:x", 1, "seed"},
+		{filepath.Join(dir, "missing.bin"), 2, "no such file"},
+		{dir, 2, "is a directory"},
+	} {
+		expectCLI(t, []string{"mma", "--inst", inst, "--a", tc.a, "--b", b, "--print"}, tc.code, nil, nil, tc.want)
+	}
+	expectCLI(t, []string{"mma", "--inst", "tcgen05.mma.cta_group::1.kind::f16", "--n", "8", "--btype", "bf16", "--a", "zero", "--b", "zero", "--print"}, 2, nil, nil, "--atype is required")
+	expectCLI(t, []string{"mma", "--inst", inst, "--a", "zero", "--b", "zero", "--print", "--out", "-"}, 2, nil, nil, "would mix text")
+	expectCLI(t, []string{"mma", "--inst", inst, "--a", "zero", "--b", "zero", "--print", "--workers", "-5"}, 2, nil, nil, "--workers -5")
+}

@@ -56,6 +56,9 @@ type env struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	getenv         func(string) string
+	// width is the number of columns of the terminal standard output is,
+	// or 0 when it is a file or a pipe (which get the full picture).
+	width int
 }
 
 var commands = map[string]*command{}
@@ -80,7 +83,7 @@ func usagef(format string, args ...any) error {
 var interactive func(e *env) error
 
 func main() {
-	e := &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, getenv: os.Getenv}
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, stdin: os.Stdin, getenv: os.Getenv, width: terminalWidth(os.Stdout)}
 	os.Exit(run(e, os.Args[1:]))
 }
 

@@ -1,15 +1,19 @@
 package datapath
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tcsim/tcsim/internal/fileutil"
 	"github.com/tcsim/tcsim/isa/numfmt"
 )
 
@@ -80,70 +84,111 @@ var (
 	reShape   = regexp.MustCompile(`'shape'\s*:\s*\(([^)]*)\)`)
 )
 
-// ReadNpy reads a .npy file of unsigned integers (u1, u2, u4 or u8,
-// little-endian, C order) holding bit patterns. It returns the values and
-// the width of the dtype in bits.
-func ReadNpy(r io.Reader) (vals []uint64, bits int, err error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, 0, err
+// NpyHeader is what a .npy header says about its array.
+type NpyHeader struct {
+	Bits  int   // width of the unsigned dtype: 8, 16, 32 or 64
+	Shape []int // C order
+	Count int   // elements: the product of Shape
+}
+
+// ReadNpyHeader reads a .npy header of unsigned integers (u1, u2, u4 or
+// u8, little-endian, C order) and leaves r at the first byte of the body.
+// The element count is checked against overflow and against maxCount.
+func ReadNpyHeader(r io.Reader, maxCount int) (NpyHeader, error) {
+	var pre [12]byte
+	if _, err := io.ReadFull(r, pre[:10]); err != nil || !bytes.HasPrefix(pre[:], npyMagic) {
+		return NpyHeader{}, fmt.Errorf("not a .npy file (missing the \\x93NUMPY magic)")
 	}
-	if len(data) < 10 || !bytes.HasPrefix(data, npyMagic) {
-		return nil, 0, fmt.Errorf("not a .npy file (missing the \\x93NUMPY magic)")
-	}
-	major := data[6]
-	var hlen, off int
-	switch major {
+	var hlen int
+	switch major := pre[6]; major {
 	case 1:
-		hlen, off = int(binary.LittleEndian.Uint16(data[8:])), 10
+		hlen = int(binary.LittleEndian.Uint16(pre[8:]))
 	case 2, 3:
-		if len(data) < 12 {
-			return nil, 0, fmt.Errorf(".npy header truncated")
+		if _, err := io.ReadFull(r, pre[10:12]); err != nil {
+			return NpyHeader{}, fmt.Errorf(".npy header truncated")
 		}
-		hlen, off = int(binary.LittleEndian.Uint32(data[8:])), 12
+		hlen = int(binary.LittleEndian.Uint32(pre[8:]))
 	default:
-		return nil, 0, fmt.Errorf(".npy version %d is not supported", major)
+		return NpyHeader{}, fmt.Errorf(".npy version %d is not supported", major)
 	}
-	if off+hlen > len(data) {
-		return nil, 0, fmt.Errorf(".npy header truncated")
+	if hlen > 1<<16 {
+		return NpyHeader{}, fmt.Errorf(".npy header of %d bytes: too long for an array header", hlen)
 	}
-	header := string(data[off : off+hlen])
-	body := data[off+hlen:]
+	hb := make([]byte, hlen)
+	if _, err := io.ReadFull(r, hb); err != nil {
+		return NpyHeader{}, fmt.Errorf(".npy header truncated")
+	}
+	header := string(hb)
 	d := reDescr.FindStringSubmatch(header)
 	if d == nil {
-		return nil, 0, fmt.Errorf(".npy header has no dtype: %q", header)
+		return NpyHeader{}, fmt.Errorf(".npy header has no dtype: %q", clip(header))
 	}
 	if d[2] != "u" {
-		return nil, 0, fmt.Errorf(".npy dtype %s%s%s: tcsim reads bit patterns from unsigned integer arrays (uint8, uint16, uint32, uint64); view your array as one, e.g. a.view(np.uint16)", d[1], d[2], d[3])
+		return NpyHeader{}, fmt.Errorf(".npy dtype %s%s%s: tcsim reads bit patterns from unsigned integer arrays (uint8, uint16, uint32, uint64); view your array as one, e.g. a.view(np.uint16)", d[1], d[2], d[3])
 	}
 	if d[1] == ">" {
-		return nil, 0, fmt.Errorf(".npy dtype is big-endian; use little-endian ('<u...')")
+		return NpyHeader{}, fmt.Errorf(".npy dtype is big-endian; use little-endian ('<u...')")
 	}
 	size, _ := strconv.Atoi(d[3])
 	if size != 1 && size != 2 && size != 4 && size != 8 {
-		return nil, 0, fmt.Errorf(".npy dtype u%d is not supported", size)
+		return NpyHeader{}, fmt.Errorf(".npy dtype u%d is not supported", size)
 	}
 	if f := reFortran.FindStringSubmatch(header); f != nil && f[1] == "True" {
-		return nil, 0, fmt.Errorf(".npy array is in Fortran order; save a C-contiguous array (np.ascontiguousarray)")
+		return NpyHeader{}, fmt.Errorf(".npy array is in Fortran order; save a C-contiguous array (np.ascontiguousarray)")
 	}
-	n := 1
-	if s := reShape.FindStringSubmatch(header); s != nil {
-		for _, part := range strings.Split(s[1], ",") {
+	h := NpyHeader{Bits: 8 * size, Count: 1}
+	if sh := reShape.FindStringSubmatch(header); sh != nil {
+		for _, part := range strings.Split(sh[1], ",") {
 			part = strings.TrimSpace(part)
 			if part == "" {
 				continue
 			}
 			v, err := strconv.Atoi(part)
 			if err != nil || v < 0 {
-				return nil, 0, fmt.Errorf(".npy shape %q is not a tuple of sizes", s[1])
+				return NpyHeader{}, fmt.Errorf(".npy shape (%s) is not a tuple of sizes", clip(sh[1]))
 			}
-			n *= v
+			h.Shape = append(h.Shape, v)
+			if v != 0 && h.Count > maxCount/v {
+				return NpyHeader{}, fmt.Errorf(".npy shape (%s) has more than %d elements", clip(sh[1]), maxCount)
+			}
+			h.Count *= v
 		}
 	}
-	if len(body) != n*size {
-		return nil, 0, fmt.Errorf(".npy body has %d bytes, the header promises %d", len(body), n*size)
+	if h.Count > maxCount {
+		return NpyHeader{}, fmt.Errorf(".npy shape %s has %d elements, more than %d", ShapeString(h.Shape), h.Count, maxCount)
 	}
-	vals = make([]uint64, n)
+	return h, nil
+}
+
+// clip shortens a quoted header part.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:60] + "..." + s[len(s)-10:]
+	}
+	return s
+}
+
+// ShapeString prints a shape as Python does: (64, 16) or (8,).
+func ShapeString(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, s := range shape {
+		parts[i] = strconv.Itoa(s)
+	}
+	if len(shape) == 1 {
+		return "(" + parts[0] + ",)"
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// ReadNpyBody reads count elements of bits each from the body of a .npy
+// file. A short body is an error.
+func ReadNpyBody(r io.Reader, bits, count int) ([]uint64, error) {
+	size := bits / 8
+	body := make([]byte, count*size)
+	if n, err := io.ReadFull(r, body); err != nil {
+		return nil, fmt.Errorf(".npy body has %d bytes, the header promises %d", n, len(body))
+	}
+	vals := make([]uint64, count)
 	for i := range vals {
 		switch size {
 		case 1:
@@ -156,7 +201,36 @@ func ReadNpy(r io.Reader) (vals []uint64, bits int, err error) {
 			vals[i] = binary.LittleEndian.Uint64(body[8*i:])
 		}
 	}
-	return vals, size * 8, nil
+	return vals, nil
+}
+
+// MaxNpyElements bounds the elements ReadNpy reads (2^28: 2 GiB of
+// uint64 values).
+const MaxNpyElements = 1 << 28
+
+// ReadNpy reads a .npy file of unsigned integers (u1, u2, u4 or u8,
+// little-endian, C order) holding bit patterns. It returns the values and
+// the width of the dtype in bits.
+func ReadNpy(r io.Reader) (vals []uint64, bits int, err error) {
+	vals, h, err := ReadNpyShape(r, MaxNpyElements)
+	return vals, h.Bits, err
+}
+
+// ReadNpyShape reads a whole .npy file of at most maxCount elements, and
+// checks that nothing follows the body.
+func ReadNpyShape(r io.Reader, maxCount int) ([]uint64, NpyHeader, error) {
+	h, err := ReadNpyHeader(r, maxCount)
+	if err != nil {
+		return nil, h, err
+	}
+	vals, err := ReadNpyBody(r, h.Bits, h.Count)
+	if err != nil {
+		return nil, h, err
+	}
+	if n, _ := io.Copy(io.Discard, io.LimitReader(r, 1<<20)); n > 0 {
+		return nil, h, fmt.Errorf(".npy body is longer than the %d bytes the header promises", h.Count*h.Bits/8)
+	}
+	return vals, h, nil
 }
 
 // WriteNpy writes vals as a .npy array of the given shape with dtype
@@ -201,31 +275,56 @@ func WriteNpy(w io.Writer, vals []uint64, bits int, shape ...int) error {
 	return err
 }
 
-// ReadOperand reads count elements of f from path: raw bytes, or a .npy
-// array of unsigned integers whose width matches the element's container
-// (sub-byte formats take one element per uint8).
-func ReadOperand(path string, f *numfmt.Format, count int) ([]uint64, error) {
+// ReadOperand reads the elements of f in an array of the given shape
+// (rows × columns, or problems × rows × columns) from path: raw bytes, or
+// a .npy array of unsigned integers whose width matches the element's
+// container (sub-byte formats take one element per uint8). A .npy array
+// must have that shape, or be flat with as many elements: a transposed
+// array is an error, not a silent wrong answer. Nothing beyond the
+// operand's size is read.
+func ReadOperand(path string, f *numfmt.Format, shape ...int) ([]uint64, error) {
+	count := 1
+	for _, s := range shape {
+		count *= s
+	}
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
 	if strings.HasSuffix(strings.ToLower(path), ".npy") {
-		vals, bits, err := ReadNpy(file)
+		r := bufio.NewReader(file)
+		h, err := ReadNpyHeader(r, count)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		want := max(8, ElemBits(f))
-		if bits != want {
-			return nil, fmt.Errorf("%s: dtype uint%d, but .%s elements need uint%d", path, bits, f.Name, want)
+		if h.Bits != want {
+			return nil, fmt.Errorf("%s: dtype uint%d, but .%s elements need uint%d", path, h.Bits, f.Name, want)
 		}
-		if len(vals) != count {
-			return nil, fmt.Errorf("%s: %d elements, want %d", path, len(vals), count)
+		if err := CheckShape(h.Shape, shape); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		vals, err := ReadNpyBody(r, h.Bits, h.Count)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if n, _ := io.Copy(io.Discard, io.LimitReader(r, 1)); n > 0 {
+			return nil, fmt.Errorf("%s: .npy body is longer than the %d bytes the header promises", path, h.Count*h.Bits/8)
 		}
 		return vals, nil
 	}
-	data, err := io.ReadAll(file)
+	need := FileBytes(f, count)
+	data, err := fileutil.ReadFile(path, int64(need))
 	if err != nil {
+		var big *fileutil.TooLargeError
+		if errors.As(err, &big) {
+			size := "more"
+			if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
+				size = strconv.FormatInt(st.Size(), 10)
+			}
+			return nil, fmt.Errorf("%s: %s bytes, want %d (%d elements of .%s at %d bits each)", path, size, need, count, f.Name, ElemBits(f))
+		}
 		return nil, err
 	}
 	vals, err := Unpack(f, data, count)
@@ -233,4 +332,39 @@ func ReadOperand(path string, f *numfmt.Format, count int) ([]uint64, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return vals, nil
+}
+
+// CheckShape accepts a .npy shape equal to want, or flat with as many
+// elements, or with leading dimensions of 1 added or dropped; a problem
+// count of 1 may be left out. A transposed shape is named as such.
+func CheckShape(got, want []int) error {
+	trim := func(s []int) []int {
+		for len(s) > 1 && s[0] == 1 {
+			s = s[1:]
+		}
+		return s
+	}
+	g, w := trim(got), trim(want)
+	count := 1
+	for _, s := range want {
+		count *= s
+	}
+	if len(g) == 1 && g[0] == count || slices.Equal(g, w) {
+		return nil
+	}
+	n := 1
+	for _, s := range got {
+		n *= s
+	}
+	if n != count {
+		return fmt.Errorf("shape %s has %d elements, want %d (shape %s)", ShapeString(got), n, count, ShapeString(want))
+	}
+	if len(g) == len(w) && len(w) >= 2 {
+		t := slices.Clone(w)
+		t[len(t)-1], t[len(t)-2] = t[len(t)-2], t[len(t)-1]
+		if slices.Equal(g, t) {
+			return fmt.Errorf("shape %s is the transpose of %s: save the array in the layout the operand needs (np.ascontiguousarray(a.T) if it is stored the other way round)", ShapeString(got), ShapeString(want))
+		}
+	}
+	return fmt.Errorf("shape %s, want %s (or a flat array of %d elements)", ShapeString(got), ShapeString(want), count)
 }
