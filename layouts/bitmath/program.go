@@ -139,3 +139,25 @@ func (p *Program) Eval(in ...int64) ([]int64, error) {
 	out := make([]int64, len(p.Outputs))
 	return out, p.run(env, out)
 }
+
+// EvalSteps runs the program on one input tuple, as Eval does, and returns
+// the value of every step, in the order of Steps (wid, lane, frag_row, ...
+// for a derived thread-value program).
+func (p *Program) EvalSteps(in ...int64) ([]int64, error) {
+	if len(in) != len(p.Inputs) {
+		return nil, fmt.Errorf("%s takes %d inputs, got %d", p.Name, len(p.Inputs), len(in))
+	}
+	if err := p.bind(nil); err != nil {
+		return nil, err
+	}
+	env := make([]int64, len(p.slots))
+	copy(env, in)
+	if err := p.run(env, make([]int64, len(p.Outputs))); err != nil {
+		return nil, err
+	}
+	vals := make([]int64, len(p.Steps))
+	for k := range p.Steps {
+		vals[k] = env[p.stepSlots[k]]
+	}
+	return vals, nil
+}
