@@ -173,6 +173,17 @@ func (t *textWriter) write() {
 	}
 }
 
+// TextCellWidth is the number of characters per cell that text and ANSI
+// output of g under o use: o.CellWidth, or the automatic width of the
+// cells of o.Region. With TextFrame it tells how wide the picture is.
+func TextCellWidth(g *Grid, o Options) (int, error) {
+	pl, err := makePlan(g, o, o.CellWidth)
+	if err != nil {
+		return 0, err
+	}
+	return pl.lab.width, nil
+}
+
 // TextFrame returns the geometry of the text and ANSI picture of window
 // win of g with cells width characters wide: the width of the row-label
 // column and the number of column-header lines (labels wider than a cell

@@ -302,7 +302,7 @@ func printRun(e *env, d *gpu.Device, l *launch.Launch, res *gpu.Result, limit in
 		if err != nil {
 			return err
 		}
-		if err := emitOutput(w, res.Binding.Slot(j).Label(), out, r.Data, limit); err != nil {
+		if err := emitOutput(w, res.Binding.Slot(j).Label(), out, r.Data, limit, outputShape(res.Binding, j, out.Type, len(r.Data)), e.width); err != nil {
 			return err
 		}
 	}
@@ -310,8 +310,9 @@ func printRun(e *env, d *gpu.Device, l *launch.Launch, res *gpu.Result, limit in
 }
 
 // emitOutput writes an output buffer of a run (gpu run, tcsim run) to its
-// --out file, and prints its values when it has no file or names a type.
-func emitOutput(w io.Writer, label string, out launch.Output, data []byte, limit int) error {
+// --out file, and prints its values when it has no file or names a type:
+// as rows when shape (rows, columns) is known, else eight to a line.
+func emitOutput(w io.Writer, label string, out launch.Output, data []byte, limit int, shape [2]int, width int) error {
 	if out.File != "" {
 		if err := os.WriteFile(out.File, data, 0o644); err != nil {
 			return err
@@ -319,10 +320,73 @@ func emitOutput(w io.Writer, label string, out launch.Output, data []byte, limit
 		fmt.Fprintf(w, "%s: %d bytes written to %s\n", label, len(data), out.File)
 	}
 	if out.File == "" || out.Type != launch.InvalidType {
+		if shape[0] > 0 {
+			fmt.Fprintf(w, "%s, %d bytes, %d×%d row-major:\n", label, len(data), shape[0], shape[1])
+			printRows(w, data, out.Type, shape[1], limit, width)
+			return nil
+		}
 		fmt.Fprintf(w, "%s, %d bytes:\n", label, len(data))
 		printValues(w, data, out.Type, limit)
 	}
 	return nil
+}
+
+// outputShape is the (rows, columns) of launch slot i when a tensor map
+// describes the whole buffer with elements of t's size (a 2-D or higher
+// tensor: rows are every dimension but the innermost), else zero.
+func outputShape(b *launch.Binding, i int, t launch.ScalarType, size int) [2]int {
+	if t == launch.InvalidType {
+		return [2]int{}
+	}
+	for _, p := range b.Launch.Params {
+		tm := p.TMap
+		if p.Kind != launch.TensorMapParam || tm == nil || len(tm.Dims) < 2 || tm.Offset != 0 || tm.DType.Size() != t.Size() {
+			continue
+		}
+		j, err := b.Resolve(tm.Buffer)
+		if err != nil || j != i {
+			continue
+		}
+		rows, dense := 1, true
+		stride := tm.Dims[0] * uint64(t.Size())
+		for k, d := range tm.Dims[1:] {
+			if k < len(tm.Strides) && tm.Strides[k] != stride {
+				dense = false
+			}
+			stride *= d
+			rows *= int(d)
+		}
+		cols := int(tm.Dims[0])
+		if dense && rows*cols*t.Size() == size {
+			return [2]int{rows, cols}
+		}
+	}
+	return [2]int{}
+}
+
+// printRows prints data as a matrix of rows of cols values of t, up to
+// limit values (whole rows), fitted to a terminal of the given width (0: a
+// file or a pipe, every column).
+func printRows(w io.Writer, data []byte, t launch.ScalarType, cols, limit, width int) {
+	size := t.Size()
+	rows := len(data) / size / cols
+	shown := min(rows, max(limit, 0)/cols)
+	if shown == 0 && limit > 0 {
+		shown = 1
+	}
+	if shown > 0 {
+		printMatrix(w, shown, cols, func(r, j int) string {
+			var bits uint64
+			off := (r*cols + j) * size
+			for b := size - 1; b >= 0; b-- {
+				bits = bits<<8 | uint64(data[off+b])
+			}
+			return launch.FormatValue(t, bits)
+		}, width, "--out PARAM=FILE writes all of it")
+	}
+	if shown < rows {
+		fmt.Fprintf(w, "  ... %d more rows (--limit N, or --out PARAM=FILE for all of it)\n", rows-shown)
+	}
 }
 
 // printValues prints data as values of t, eight a line with the index of

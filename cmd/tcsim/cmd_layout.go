@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"strconv"
@@ -287,5 +288,40 @@ func runLayout(e *env, opts any, args []string) error {
 	if _, err := o.Region.Resolve(g); err != nil {
 		return usagef("--region: %v", err)
 	}
-	return render.Write(e.stdout, g, f, o)
+	note := ""
+	if (f == render.FormatText || f == render.FormatANSI) && e.width > 0 && *d.region == "" {
+		if o, note, err = fitTerminal(g, o, e.width); err != nil {
+			return err
+		}
+	}
+	if err := render.Write(e.stdout, g, f, o); err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(e.stdout, note)
+	}
+	return nil
+}
+
+// fitTerminal narrows a picture wider than the terminal to the columns
+// that fit, and returns the note that says how to see the rest. Files and
+// pipes (width 0) keep the whole picture.
+func fitTerminal(g *render.Grid, o render.Options, width int) (render.Options, string, error) {
+	cw, err := render.TextCellWidth(g, o)
+	if err != nil {
+		return o, "", err
+	}
+	lw, _ := g.TextFrame(render.Region{Row1: g.Rows, Col1: g.Cols}, cw)
+	per, extra := cw+1, 0
+	if o.Boxed {
+		per, extra = cw+3, 2
+	}
+	if lw+extra+g.Cols*per <= width {
+		return o, "", nil
+	}
+	n := max(1, (width-lw-extra)/per)
+	o.Region = render.Region{Col0: 0, Col1: n}
+	note := fmt.Sprintf("(%d of %d columns fit this %d-column terminal: --region ,%d:%d shows the next ones; a pipe or a file gets the whole picture, e.g. | less -S)",
+		n, g.Cols, width, n, min(2*n, g.Cols))
+	return o, note, nil
 }

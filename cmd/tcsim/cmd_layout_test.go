@@ -245,3 +245,44 @@ func TestRenderDescriptor(t *testing.T) {
 		expectCLI(t, c.args, 2, nil, nil, c.errPart)
 	}
 }
+
+// On a terminal a picture wider than the terminal shows the columns that
+// fit and says how to see the rest; a file or a pipe gets all of them.
+func TestLayoutFitsTerminal(t *testing.T) {
+	run := func(width int, args ...string) string {
+		var out, errb bytes.Buffer
+		e := &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, width: width}
+		if code := run(e, args); code != 0 {
+			t.Fatalf("tcsim %q: exit %d: %s", args, code, errb.String())
+		}
+		return out.String()
+	}
+	widest := func(s string) int {
+		w := 0
+		for _, l := range strings.Split(s, "\n") {
+			w = max(w, len(l))
+		}
+		return w
+	}
+	full := run(0, "layout", "wgmma.m64n256.d.f32", "--no-legend")
+	if widest(full) < 1000 {
+		t.Fatalf("a pipe should get the whole 256-column tile; widest line %d", widest(full))
+	}
+	fit := run(100, "layout", "wgmma.m64n256.d.f32", "--no-legend")
+	lines := strings.Split(strings.TrimRight(fit, "\n"), "\n")
+	for _, l := range lines[:len(lines)-1] {
+		if len(l) > 100 && !strings.HasPrefix(l, "  ") {
+			t.Errorf("line of %d columns on a 100-column terminal: %q", len(l), l)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "columns fit this 100-column terminal") || !strings.Contains(last, "--region ,") {
+		t.Errorf("no note on how to see the rest: %q", last)
+	}
+	// a picture that fits is unchanged, and --region is the user's choice
+	if small := run(100, "layout", "wgmma.m64n8.d.f32", "--no-legend"); small != run(0, "layout", "wgmma.m64n8.d.f32", "--no-legend") {
+		t.Errorf("a picture that fits changed on a terminal")
+	}
+	if r := run(100, "layout", "wgmma.m64n256.d.f32", "--region", "0:4,0:40", "--no-legend"); strings.Contains(r, "columns fit") {
+		t.Errorf("--region was overridden:\n%s", r)
+	}
+}

@@ -280,7 +280,7 @@ func runRun(e *env, opts any, args []string) error {
 	if stopped {
 		return hazardErr()
 	}
-	if err := printSimOutputs(w, m, l, o.limit); err != nil {
+	if err := printSimOutputs(w, m, l, o.limit, e.width); err != nil {
 		return err
 	}
 	if o.compareGPU {
@@ -316,14 +316,14 @@ func dotMods(in *sim.Inst) string {
 }
 
 // printSimOutputs prints or writes the launch's --out buffers.
-func printSimOutputs(w io.Writer, m *sim.Machine, l *launch.Launch, limit int) error {
+func printSimOutputs(w io.Writer, m *sim.Machine, l *launch.Launch, limit, width int) error {
 	for _, out := range l.Outputs {
 		b, err := m.Buffer(out.Param)
 		if err != nil {
 			return err
 		}
 		i, _ := m.Binding.Resolve(out.Param)
-		if err := emitOutput(w, m.Binding.Slot(i).Label(), out, b.Data, limit); err != nil {
+		if err := emitOutput(w, m.Binding.Slot(i).Label(), out, b.Data, limit, outputShape(m.Binding, i, out.Type, len(b.Data)), width); err != nil {
 			return err
 		}
 	}
