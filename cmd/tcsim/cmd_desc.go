@@ -99,8 +99,11 @@ explanation and checks as 'tcsim desc'.
 
 Shared-memory descriptor: --arch sm_90a|sm_100a --swizzle MODE --addr BYTES
 --lbo BYTES --sbo BYTES [--base-offset N] [--major K|MN --dtype T --tile MNxK].
-The offsets are bytes (the encoder stores bytes >> 4); without
---base-offset the value the ISA requires for --addr is used.
+The offsets are bytes (the encoder stores bytes >> 4). The base offset is
+0 unless --base-offset says otherwise: 0 reads the swizzle pattern TMA
+writes, which follows the absolute address (measured on the H100); the
+ISA's (addr >> 7) & 7 suits a tile whose pattern starts at --addr, and the
+checks say when --addr is not on a swizzle boundary.
 
 Instruction descriptor: --idesc --kind KIND --dtype D --atype A --btype B
 --m M --n N [--sparse --sparse-id N --saturate --negate-a --negate-b

@@ -66,6 +66,8 @@ description as 'tcsim gpu run' and prints the --out buffers the same way.
   --schedule S     lazy (default: asynchronous work completes at the wait that
                    needs it), latest (copies too), eager (at issue), or random
                    (seeded interleavings; --seed N)
+×N after a finding's site is the number of times it was seen there (in
+several CTAs, warps or loop iterations).
 An out-of-bounds access stops the run with the address, the nearest buffer and
 the instruction.
 
@@ -291,6 +293,35 @@ func runRun(e *env, opts any, args []string) error {
 	return hazardErr()
 }
 
+// issuers names the warps of warpgroup wg whose bits are set in mask
+// (bit k: warp k of the warpgroup).
+func issuers(wg int, mask uint8) string {
+	var ws []string
+	for k := 0; k < 4; k++ {
+		if mask>>k&1 == 1 {
+			ws = append(ws, fmt.Sprint(4*wg+k))
+		}
+	}
+	switch len(ws) {
+	case 4:
+		return fmt.Sprintf("warps %d-%d (all 4 of the warpgroup)", 4*wg, 4*wg+3)
+	case 1:
+		return fmt.Sprintf("warp %s only (1 of the warpgroup's 4)", ws[0])
+	}
+	return fmt.Sprintf("warps %s (%d of the warpgroup's 4)", strings.Join(ws, ", "), len(ws))
+}
+
+// groupText says which commit group a wgmma is in (-1: not yet).
+func groupText(g int) string {
+	if g < 0 {
+		return "not committed yet"
+	}
+	return fmt.Sprintf("commit group %d", g)
+}
+
+// ctaID prints a CTA's coordinates as the hazard reports do: (x,y,z).
+func ctaID(id [3]int) string { return fmt.Sprintf("(%d,%d,%d)", id[0], id[1], id[2]) }
+
 // short abbreviates long instructions (wgmma's operand lists).
 func short(s string) string {
 	if len(s) <= 72 {
@@ -361,9 +392,9 @@ func runStepper(w io.Writer, m *sim.Machine, st *sim.Stepper) (bool, error) {
 		fmt.Fprintf(w, "finished after %d warp-instructions without reaching the stop\n", ev.Steps)
 		return false, nil
 	case sim.StopBreakpoint:
-		fmt.Fprintf(w, "stopped at the breakpoint %s before %s (CTA %v warp %d) after %d warp-instructions\n", ev.Pos, short(ev.Inst), ev.CTA, ev.Warp, ev.Steps)
+		fmt.Fprintf(w, "stopped at the breakpoint %s before %s (CTA %s warp %d) after %d warp-instructions\n", ev.Pos, short(ev.Inst), ctaID(ev.CTA), ev.Warp, ev.Steps)
 	case sim.StopHazard:
-		fmt.Fprintf(w, "stopped after a hazard at %s, %s (CTA %v warp %d) after %d warp-instructions\n", ev.Pos, short(ev.Inst), ev.CTA, ev.Warp, ev.Steps)
+		fmt.Fprintf(w, "stopped after a hazard at %s, %s (CTA %s warp %d) after %d warp-instructions\n", ev.Pos, short(ev.Inst), ctaID(ev.CTA), ev.Warp, ev.Steps)
 	}
 	fmt.Fprintln(w, "warps:")
 	for _, ws := range st.Warps() {
@@ -371,7 +402,7 @@ func runStepper(w io.Writer, m *sim.Machine, st *sim.Stepper) (bool, error) {
 		if ws.State != "done" {
 			where = fmt.Sprintf("%s: %s", ws.Pos, short(ws.Inst))
 		}
-		fmt.Fprintf(w, "  CTA %v warp %2d  %-7s lanes %#08x  %s\n", ws.CTA, ws.Warp, ws.State, ws.Active, where)
+		fmt.Fprintf(w, "  CTA %s warp %2d  %-7s lanes %#08x  %s\n", ctaID(ws.CTA), ws.Warp, ws.State, ws.Active, where)
 		if ws.Wait != "" {
 			fmt.Fprintf(w, "      %s\n", ws.Wait)
 		}
@@ -379,7 +410,11 @@ func runStepper(w io.Writer, m *sim.Machine, st *sim.Stepper) (bool, error) {
 	if ops := st.InFlight(); len(ops) > 0 {
 		fmt.Fprintln(w, "in flight:")
 		for _, op := range ops {
-			fmt.Fprintf(w, "  %s from %s (CTA %v thread %d): %s\n", op.Kind, op.Pos, op.CTA, op.Thread, op.Desc)
+			desc := op.Desc
+			if wg := op.Wgmma; wg != nil {
+				desc = fmt.Sprintf("warpgroup %d op #%d, issued by %s, %s", wg.Warpgroup, wg.Op+1, issuers(wg.Warpgroup, wg.IssuedBy), groupText(wg.Group))
+			}
+			fmt.Fprintf(w, "  %s from %s (CTA %s thread %d): %s\n", op.Kind, op.Pos, ctaID(op.CTA), op.Thread, desc)
 		}
 	}
 	return true, nil

@@ -205,7 +205,7 @@ func TestRunBreakAndTrace(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"stopped at the breakpoint", "attention_step_exact.sm_90a.ptx:403:1 before wgmma.mma_async", "warps:", "CTA [0 0 0] warp  0"} {
+	for _, want := range []string{"stopped at the breakpoint", "attention_step_exact.sm_90a.ptx:403:1 before wgmma.mma_async", "warps:", "CTA (0,0,0) warp  0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
