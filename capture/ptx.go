@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/tcsim/tcsim/internal/demangle"
 	"io"
 	"io/fs"
 	"os"
@@ -303,9 +304,4 @@ func IsNoPTX(err error) bool {
 	return errors.As(err, &e)
 }
 
-func shortName(s string) string {
-	if len(s) > 120 {
-		return s[:100] + "…" + s[len(s)-12:]
-	}
-	return s
-}
+func shortName(s string) string { return demangle.Short(s) }

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"fmt"
+	"github.com/tcsim/tcsim/internal/demangle"
 	"sort"
 	"strings"
 
@@ -84,7 +85,7 @@ func KernelParams(f *ptx.Function) ([]ParamDecl, error) {
 			i := len(out)
 			d, err := paramDecl(vd, v)
 			if err != nil {
-				return nil, fmt.Errorf("kernel %s, param %d (%s) at %s: %v", f.Name, i, v.Name, v.Pos, err)
+				return nil, fmt.Errorf("kernel %s, param %d (%s) at %s: %v", demangle.Short(f.Name), i, v.Name, v.Pos, err)
 			}
 			out = append(out, d)
 		}
@@ -137,10 +138,15 @@ func dimText(n int) string {
 }
 
 // FindKernel returns the kernel (.entry) named name, or the module's only
-// kernel when name is empty. Errors list the kernels that exist.
+// kernel when name is empty. A C++ kernel may also be named by its
+// demangled name or by the abbreviation messages show
+// ("gemm(float*, CUtensorMap_st)", "cutlass::device_kernel<GemmUniversal<…>>")
+// when only one kernel has it. Errors list the kernels that exist, by
+// those abbreviations.
 func FindKernel(m *ptx.Module, name string) (*ptx.Function, error) {
 	var names []string
-	var only *ptx.Function
+	var only, alias *ptx.Function
+	aliases := 0
 	for _, f := range m.Functions() {
 		if !f.Entry {
 			continue
@@ -148,8 +154,16 @@ func FindKernel(m *ptx.Module, name string) (*ptx.Function, error) {
 		if f.Name == name && name != "" {
 			return f, nil
 		}
-		names = append(names, f.Name)
+		short := demangle.Short(f.Name)
+		if name != "" && short != f.Name && (short == name || demangle.Demangle(f.Name) == name) {
+			alias = f
+			aliases++
+		}
+		names = append(names, short)
 		only = f
+	}
+	if aliases == 1 {
+		return alias, nil
 	}
 	switch {
 	case len(names) == 0:

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/tcsim/tcsim/internal/demangle"
 	"github.com/tcsim/tcsim/isa/tensormap"
 	"io"
 	"math/rand/v2"
@@ -333,7 +334,7 @@ func NewMachine(p *Program, b *launch.Binding, opts Options) (*Machine, error) {
 	}
 	// Parameters must agree with the program's own layout.
 	if len(b.Params) != len(p.Kernel.Params) {
-		return nil, fmt.Errorf("kernel %s has %d parameters; the launch binds %d", p.Kernel.Name, len(p.Kernel.Params), len(b.Params))
+		return nil, fmt.Errorf("kernel %s has %d parameters; the launch binds %d", demangle.Short(p.Kernel.Name), len(p.Kernel.Params), len(b.Params))
 	}
 	for i, bp := range b.Params {
 		if int64(bp.Offset) != p.Kernel.Params[i].Off {

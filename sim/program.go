@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/tcsim/tcsim/internal/demangle"
 	"strings"
 
 	"github.com/tcsim/tcsim/isa/ptx"
@@ -281,7 +282,7 @@ func Compile(m *ptx.Module, src []byte, kernel string) (*Program, error) {
 	if kf == nil {
 		var names []string
 		for _, e := range entries {
-			names = append(names, e.Name)
+			names = append(names, demangle.Short(e.Name))
 		}
 		if kernel == "" {
 			return nil, fmt.Errorf("%s: no .entry with a body", m.Filename)

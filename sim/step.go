@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/tcsim/tcsim/internal/demangle"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,7 +102,7 @@ func (s *Stepper) BreakLabel(name string) error {
 	}
 	pc, ok := s.m.Prog.LabelPC(f, name)
 	if !ok {
-		return fmt.Errorf("no label %s in %s", name, s.m.Prog.Kernel.Name)
+		return fmt.Errorf("no label %s in %s", name, demangle.Short(s.m.Prog.Kernel.Name))
 	}
 	return s.Break(pc)
 }

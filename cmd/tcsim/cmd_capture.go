@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/tcsim/tcsim/internal/demangle"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,9 +138,4 @@ func runCapture(e *env, opts any, args []string) error {
 	return nil
 }
 
-func shortKernel(s string) string {
-	if len(s) > 100 {
-		return s[:80] + "…" + s[len(s)-12:]
-	}
-	return s
-}
+func shortKernel(s string) string { return demangle.Short(s) }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/tcsim/tcsim/internal/demangle"
 	"github.com/tcsim/tcsim/internal/fileutil"
 	"io"
 	"os"
@@ -217,9 +218,7 @@ func prepareLaunch(lf *launch.LaunchFlags, args []string) (ptxPath string, ptx [
 	if err != nil {
 		return "", nil, nil, nil, err
 	}
-	if l.Kernel == "" {
-		l.Kernel = kernel.Name
-	}
+	l.Kernel = kernel.Name // the mangled name, when it was given demangled
 	b, err = l.Bind(kernel)
 	if err != nil {
 		return "", nil, nil, nil, usagef("%v", err)
@@ -229,7 +228,7 @@ func prepareLaunch(lf *launch.LaunchFlags, args []string) (ptxPath string, ptx [
 
 // printLayout prints the bound parameters.
 func printLayout(w io.Writer, b *launch.Binding) {
-	fmt.Fprintf(w, "kernel %s: %d parameters, %d bytes of parameter space\n", b.Kernel.Name, len(b.Params), b.Size)
+	fmt.Fprintf(w, "kernel %s: %d parameters, %d bytes of parameter space\n", demangle.Short(b.Kernel.Name), len(b.Params), b.Size)
 	for _, p := range b.Params {
 		fmt.Fprintf(w, "  %2d  offset %3d  %-36s  %s\n", p.Index, p.Offset, p.Decl.Decl(), p.Param)
 	}
@@ -285,7 +284,7 @@ func printJITLog(w io.Writer, name string, ptx []byte, log string, all bool) {
 func printRun(e *env, d *gpu.Device, l *launch.Launch, res *gpu.Result, limit int) error {
 	w := e.stdout
 	i := d.Info
-	fmt.Fprintf(w, "kernel %s on %s (%s): grid %s, block %s", res.Kernel, i.Name, i.Arch(), l.Grid, l.Block)
+	fmt.Fprintf(w, "kernel %s on %s (%s): grid %s, block %s", demangle.Short(res.Kernel), i.Name, i.Arch(), l.Grid, l.Block)
 	if !l.Cluster.IsZero() {
 		fmt.Fprintf(w, ", cluster %s", l.Cluster)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tcsim/tcsim/internal/demangle"
 	"io"
 	"os"
 	"sort"
@@ -105,6 +106,7 @@ Example:
 			fs.Var(&o.allow, "allow", "do not report `RULE` (identity or family); repeatable")
 			fs.BoolVar(&o.rules, "rules", false, "list the hazard rules (with arguments: their documentation)")
 			fs.Var(&o.sourceDirs, "source-dir", "look for kernel sources in `DIR`; repeatable")
+			fs.BoolVar(&o.fullNames, "full-names", false, "print a C++ kernel's whole demangled name (and the mangled one), not the abbreviation")
 			return o
 		},
 		run: runRun,
@@ -141,6 +143,7 @@ type runOpts struct {
 	allow       multiFlag
 	rules       bool
 	sourceDirs  multiFlag
+	fullNames   bool
 }
 
 func runRun(e *env, opts any, args []string) error {
@@ -235,7 +238,7 @@ func runRun(e *env, opts any, args []string) error {
 	}
 	if !o.quiet {
 		p := m.Prog
-		fmt.Fprintf(w, "kernel %s (%s, %s) simulated: grid %s, block %s", p.Kernel.Name, path, orDash(p.Arch), l.Grid, l.Block)
+		fmt.Fprintf(w, "kernel %s (%s, %s) simulated: grid %s, block %s", kernelName(p.Kernel.Name, o.fullNames), path, orDash(p.Arch), l.Grid, l.Block)
 		if !l.Cluster.IsZero() {
 			fmt.Fprintf(w, ", cluster %s", l.Cluster)
 		}
@@ -317,6 +320,19 @@ func groupText(g int) string {
 		return "not committed yet"
 	}
 	return fmt.Sprintf("commit group %d", g)
+}
+
+// kernelName is a kernel's name for messages: abbreviated C++
+// ("cutlass::device_kernel<GemmUniversal<…>>"), or with full the whole
+// demangled name followed by the mangled one.
+func kernelName(name string, full bool) string {
+	if !full {
+		return demangle.Short(name)
+	}
+	if d := demangle.Demangle(name); d != name {
+		return d + " [" + name + "]"
+	}
+	return name
 }
 
 // ctaID prints a CTA's coordinates as the hazard reports do: (x,y,z).
