@@ -632,7 +632,7 @@ func runNumTable(e *env, _ any, args []string) error {
 		return usagef("%v", err)
 	}
 	if f.Bits > 8 {
-		return fmt.Errorf("%s has %d bits: too many patterns for a table (use 'tcsim num decode %s BITS')", f.Name, f.Bits, f.Name)
+		return usagef("%s has %d bits: too many patterns for a table (use 'tcsim num decode %s BITS')", f.Name, f.Bits, f.Name)
 	}
 	w := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "BITS\tFIELDS\tCLASS\tVALUE")

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tcsim/tcsim/fixtures"
 	"github.com/tcsim/tcsim/launch"
@@ -58,6 +59,7 @@ no hazard is an error or a warning); 1 otherwise; 2 for a bad command line.`,
 			fs.Uint64Var(&o.seed, "seed", 1, "seed of the random schedule")
 			fs.IntVar(&o.workers, "workers", 0, "CTAs simulated at once (0: every core)")
 			fs.Int64Var(&o.maxSteps, "max-steps", 0, "stop after `N` warp-instructions (0: 2^32)")
+			fs.DurationVar(&o.timeout, "timeout", 0, "stop after `D` of wall-clock time, e.g. 30s (0: no limit)")
 			fs.IntVar(&o.first, "first", 8, "list at most `N` differing elements per buffer")
 			fs.BoolVar(&o.quiet, "q", false, "print only differences and hazards")
 			return o
@@ -72,13 +74,16 @@ type replayOpts struct {
 	seed                      uint64
 	workers, first            int
 	maxSteps                  int64
+	timeout                   time.Duration
 }
 
 // loadCase loads a case directory with a message that says what is wrong
 // with a damaged one.
 func loadCase(dir string) (*fixtures.Case, error) {
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%s: not a case directory (want the directory tcsim capture or tcsim record wrote)", dir)
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("%s: not a case directory (want the directory tcsim capture or tcsim record wrote): %w", dir, err)
+	} else if !st.IsDir() {
+		return nil, usagef("%s: not a case directory (want the directory tcsim capture or tcsim record wrote)", dir)
 	}
 	c, err := fixtures.Load(dir)
 	if err != nil {
@@ -100,14 +105,17 @@ func runReplay(e *env, opts any, args []string) error {
 	if err != nil {
 		return usagef("--schedule: %v", err)
 	}
+	if err := checkSimLimits(o.workers, o.maxSteps, o.timeout, 0); err != nil {
+		return err
+	}
 	simOpts := sim.Options{Schedule: sched, Seed: o.seed, Check: o.check, MaxSteps: o.maxSteps, Workers: o.workers, TraceValues: o.traceValues}
+	var trace *traceFile
 	if o.trace != "" {
-		f, err := os.Create(o.trace)
-		if err != nil {
+		if trace, err = createTrace(o.trace); err != nil {
 			return err
 		}
-		defer f.Close()
-		simOpts.Trace = f
+		defer trace.f.Close()
+		simOpts.Trace = trace
 	}
 	w := e.stdout
 	ptxPath := filepath.Join(c.Dir, fixtures.PTXFile)
@@ -132,7 +140,15 @@ func runReplay(e *env, opts any, args []string) error {
 		}
 		fmt.Fprintf(w, ", %d B dynamic shared memory; schedule %s\n", l.SharedMem, sched)
 	}
+	if o.timeout > 0 {
+		m.Opts.Deadline = time.Now().Add(o.timeout)
+	}
 	runErr := m.Run()
+	if trace != nil {
+		if err := trace.close(); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	rep := &hazardReport{kernel: m.Prog.Kernel.Name, ptxPath: ptxPath, schedule: sched.String(), prog: m.Prog,
 		findings: m.Findings(), suppressed: m.Suppressed(), check: o.check, src: &sim.SourceReader{PTX: ptxPath}}
 	rep.writeText(w)

@@ -55,7 +55,7 @@ func TestReplay(t *testing.T) {
 			[]string{"O: bit-identical to the GPU (8192 elements, 32768 bytes)", "replay: 1 of 1 buffers bit-identical"}, []string{"not bit-exact"}, ""},
 		{"edited file", []string{"replay", edited}, 1, nil, nil, "kernel.ptx: contents differ from the manifest (edited by hand?)"},
 		{"missing file", []string{"replay", missing}, 1, nil, nil, "launch.json: listed in the manifest but missing"},
-		{"not a case", []string{"replay", "no/such/dir"}, 1, nil, nil, "not a case directory"},
+		{"not a case", []string{"replay", "no/such/dir"}, 2, nil, nil, "not a case directory"},
 		{"no argument", []string{"replay"}, 2, nil, nil, "want one case directory"},
 		{"run --case", []string{"run", "--case", saxpy, "-q"}, 0, []string{"y (param 3), 4096 bytes:"}, nil, ""},
 		{"run --case and a PTX file", []string{"run", "--case", saxpy, "x.ptx"}, 2, nil, nil, "drop --launch and the PTX file"},

@@ -209,7 +209,7 @@ func casesFor(atoms []catalog.Atom) []*probe.Case {
 
 func verifyReplay(e *env, o *verifyOpts, cases []*probe.Case) ([]probe.Verdict, error) {
 	if _, err := os.Stat(o.fixtures); err != nil {
-		return nil, fmt.Errorf("no recorded layout probes at %s (run from the repository root, pass --fixtures DIR, or run them with --gpu)", o.fixtures)
+		return nil, fmt.Errorf("no recorded layout probes at %s (run from the repository root, pass --fixtures DIR, or run them with --gpu): %w", o.fixtures, err)
 	}
 	vs, recorded, err := probe.ReplayCases(o.fixtures, cases)
 	if err != nil {

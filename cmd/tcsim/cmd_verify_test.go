@@ -112,7 +112,7 @@ func TestVerifyLayoutsErrors(t *testing.T) {
 		{[]string{"verify", "layouts", "--record", "d"}, 2, "--record needs --gpu"},
 		{[]string{"verify", "layouts", "--case", "nope"}, 2, `--case "nope": no such probe (see tcsim verify layouts --list)`},
 		{[]string{"verify", "layouts", "--only", "zzz"}, 2, `--only "zzz" matches no atom`},
-		{[]string{"verify", "layouts", "--fixtures", "/nonexistent/layouts"}, 1, "no recorded layout probes at /nonexistent/layouts (run from the repository root, pass --fixtures DIR, or run them with --gpu)"},
+		{[]string{"verify", "layouts", "--fixtures", "/nonexistent/layouts"}, 2, "no recorded layout probes at /nonexistent/layouts (run from the repository root, pass --fixtures DIR, or run them with --gpu)"},
 		{[]string{"verify", "layouts", "--fixtures", t.TempDir()}, 1, "no layout probe fixtures under"},
 		{[]string{"verify", "layouts", "--gpu"}, 1, "no NVIDIA driver found (libcuda.so.1)"},
 		{[]string{"verify", "layouts", "--child", "ldmatrix", "--record", t.TempDir()}, 1, "no NVIDIA driver found (libcuda.so.1)"},

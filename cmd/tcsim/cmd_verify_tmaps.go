@@ -119,7 +119,7 @@ func readTensorMapRecording(path string) (*tensormap.Recording, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("no recorded tensor-map campaign at %s (run from the repository root, pass --fixture FILE, or call the driver with --gpu)", path)
+			return nil, fmt.Errorf("no recorded tensor-map campaign at %s (run from the repository root, pass --fixture FILE, or call the driver with --gpu): %w", path, err)
 		}
 		return nil, err
 	}
