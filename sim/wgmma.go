@@ -355,12 +355,16 @@ func execWgmma(w *Warp, in *Inst, m uint32) {
 	})
 	// Missing wgmma.fence: registers accessed since the last fence.
 	wg.checkFence(w, in, wi)
+	// Committed groups may complete at any time: complete the oldest when
+	// too many are in flight (a loop that waits only at the end).
+	for len(wg.ops) >= MaxWgmmaInFlight && wg.completeCommitted() {
+	}
 	if len(wg.open[k]) >= MaxWgmmaInFlight || len(wg.ops) >= MaxWgmmaInFlight {
 		what := "without a wgmma.commit_group"
 		if len(wg.open[k]) < MaxWgmmaInFlight {
-			what = "committed but not completed by a wgmma.wait_group"
+			what = "not committed by every warp of the warpgroup"
 		}
-		w.fault(in, firstLane(m), "warpgroup %d has %d wgmma.mma_async operations in flight (%s); the simulator holds at most %d: is a wgmma.commit_group or wgmma.wait_group missing from a loop?",
+		w.fault(in, firstLane(m), "warpgroup %d has %d wgmma.mma_async operations in flight (%s); the simulator holds at most %d: is a wgmma.commit_group missing from a loop?",
 			wg.idx, max(len(wg.open[k]), len(wg.ops)), what, MaxWgmmaInFlight)
 		return
 	}
@@ -544,6 +548,9 @@ func (wg *warpgroup) finishWait(w *Warp, n int) {
 				r.releaseByWarp(op.hb, w)
 			}
 		}
+		if g.done && g.committedBy == wg.full() && wg.allWaited(g) {
+			g.ops = nil // every warp has its registers back: a long loop keeps no old ops
+		}
 	}
 	if len(wg.open[k]) > 0 && n == 0 {
 		mach := wg.cta.u.m
@@ -600,6 +607,16 @@ func (wg *warpgroup) implicitReady(w *Warp) bool {
 	full := wg.full()
 	for _, op := range wg.allOps {
 		if op != nil && op.in[k] != nil && !op.cleared[k] && op.issuedBy != full {
+			return false
+		}
+	}
+	return true
+}
+
+// allWaited reports whether every warp of the warpgroup waited for g.
+func (wg *warpgroup) allWaited(g *wgGroup) bool {
+	for k, w := range wg.warps {
+		if w != nil && !g.waited[k] {
 			return false
 		}
 	}

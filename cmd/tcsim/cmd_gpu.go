@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"github.com/tcsim/tcsim/internal/demangle"
-	"github.com/tcsim/tcsim/internal/fileutil"
 	"io"
 	"os"
 	"strings"
@@ -209,7 +208,7 @@ func prepareLaunch(lf *launch.LaunchFlags, args []string) (ptxPath string, ptx [
 	if l.PTX == "" {
 		return "", nil, nil, nil, usagef("missing the PTX file (tcsim gpu run KERNEL.ptx ..., or \"ptx\" in the launch file)")
 	}
-	ptx, err = fileutil.ReadFile(l.PTX, 0)
+	ptx, err = readPTXFile(l.PTX)
 	if err != nil {
 		// a missing or unreadable input file is a usage error (exit 2)
 		return "", nil, nil, nil, usagef("%v", err)

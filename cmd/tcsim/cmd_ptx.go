@@ -93,9 +93,9 @@ type ptxCheckOpts struct {
 
 func readPTX(e *env, name string) ([]byte, error) {
 	if name == "-" {
-		return fileutil.ReadAll(e.stdin, "standard input", fileutil.DefaultLimit)
+		return fileutil.ReadAll(e.stdin, "standard input", maxPTXBytes)
 	}
-	return fileutil.ReadFile(name, 0)
+	return readPTXFile(name)
 }
 
 func runPtxCheck(e *env, opts any, args []string) error {
@@ -394,3 +394,17 @@ func runPtxOpcodes(e *env, _ any, args []string) error {
 	_, err := e.stdout.Write(b.Bytes())
 	return err
 }
+
+// readPTXFile reads a PTX file of at most maxPTXBytes.
+func readPTXFile(name string) ([]byte, error) {
+	b, err := fileutil.ReadFile(name, maxPTXBytes)
+	var big *fileutil.TooLargeError
+	if errors.As(err, &big) {
+		big.What = "the most tcsim reads from a PTX file"
+	}
+	return b, err
+}
+
+// maxPTXBytes bounds a PTX file: 64 MiB, far more than nvcc writes for a
+// CUTLASS module (a few MB), so that "ptx": "/dev/zero" stops early.
+const maxPTXBytes = 64 << 20

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -8,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tcsim/tcsim/sim/datapath"
 )
 
 // hostileCase is one malformed input for a parser behind the CLI.
@@ -16,6 +20,10 @@ type hostileCase struct {
 	args []string // the command; "@FILE" is replaced by the path of file
 	file string   // contents of the input file, when args name one
 	ok   bool     // the input is valid after all (exit 0 allowed)
+	// files are more inputs, written to the test's directory; "@NAME" in
+	// args (and "@DIR" in their contents) becomes its path.
+	files map[string]string
+	want  string // a part of the error message, when set
 }
 
 // hostileCases builds a bounded, deterministic corpus of nasty inputs for
@@ -123,8 +131,86 @@ func hostileCases(t *testing.T) []hostileCase {
 	numArgs("bad format", "encode", strings.Repeat("e4m3", 10000), "1")
 	numArgs("huge bits", "decode", "f32", "0x"+strings.Repeat("f", 1000))
 	numArgs("bad cvt", "cvt", strings.Repeat("cvt.rn.", 10000)+"f16.f32", "1")
+	return append(cs, simHostileCases(t)...)
+}
+
+// simHostileCases are the inputs of tcsim run and tcsim mma that once
+// panicked, ran out of memory, ran for minutes or answered silently wrong
+// (issue 15): each must end in one clear error, quickly and in bounded
+// memory.
+func simHostileCases(t *testing.T) []hostileCase {
+	var cs []hostileCase
+	launchJSON := "../../fixtures/sim/launch/gemm_tma_wgmma.json"
+	run := func(name, want string, files map[string]string, args ...string) {
+		cs = append(cs, hostileCase{name: "run/" + name, want: want, args: append([]string{"run"}, args...), files: files})
+	}
+	gz := func(n int) string {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		zw.Write(make([]byte, n))
+		zw.Close()
+		return b.String()
+	}
+	run("device input beyond size=", "/dev/urandom: larger than 16 bytes (the buffer's size=16)", nil, "--launch", launchJSON, "--param", "C=buf:in=/dev/urandom,size=16", "-q")
+	run("gzip bomb beyond size=", "larger than 256 KiB (the buffer's size=262144, decompressed)", map[string]string{"bomb.bin.gz": gz(64 << 20)}, "--launch", launchJSON, "--param", "C=buf:in=@bomb.bin.gz,size=262144", "-q")
+	run("ptx /dev/zero", "/dev/zero: larger than 64 MiB, the most tcsim reads from a PTX file", map[string]string{"zero.json": `{"ptx": "/dev/zero", "grid": [1, 1, 1], "block": [32, 1, 1]}`}, "--launch", "@zero.json")
+	run("buffer of 2^36 bytes", "the simulator holds at most 4294967296 (--max-memory BYTES raises the limit)", nil, "--launch", launchJSON, "--param", "C=buf:size=68719476736", "-q")
+	run("grid of 2^48 CTAs", "stopped at the --max-steps limit of 3000 warp-instructions", nil, "--launch", launchJSON, "--grid", "65535,65535,65535", "--max-steps", "3000", "-q")
+	run("grid of 10^8 CTAs", "stopped at the time limit (--timeout)", nil, "--launch", launchJSON, "--grid", "100000000", "--timeout", "300ms", "-q")
+	run("trace to a full disk", "--trace /dev/full: the trace could not be written", nil, "--launch", launchJSON, "--trace", "/dev/full", "-q", "--limit", "0")
+	run("negative workers", "--workers -5", nil, "--launch", launchJSON, "--workers", "-5")
+	run("wgmma never committed", "4096 wgmma.mma_async operations in flight (without a wgmma.commit_group)", map[string]string{"wg.ptx": wgmmaNeverCommitted}, "@wg.ptx", "--grid", "1", "--block", "128", "-q")
+	cs[len(cs)-1].name += " (bounded at sim.MaxWgmmaInFlight)"
+
+	mma := func(name, want string, files map[string]string, a string) {
+		cs = append(cs, hostileCase{name: "mma/" + name, want: want, files: files,
+			args: []string{"mma", "--inst", "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", "--a", a, "--b", "zero", "--print"}})
+	}
+	npy := func(shape []int, n int) string {
+		var b bytes.Buffer
+		datapath.WriteNpy(&b, make([]uint64, n), 16, shape...)
+		return b.String()
+	}
+	var ov bytes.Buffer
+	datapath.WriteNpy(&ov, []uint64{7}, 64, 1)
+	mma("npy shape overflow", "more than 268435456 elements", map[string]string{"huge.npy": strings.Replace(ov.String(), "(1,), ", "(2305843009213693953,),", 1)}, "@huge.npy")
+	mma("npy transposed", "shape (16, 64) is the transpose of (64, 16)", map[string]string{"t.npy": npy([]int{16, 64}, 64*16)}, "@t.npy")
+	mma("dev zero", "/dev/zero: more than 2048 bytes, want 2048", nil, "/dev/zero")
+	mma("dev urandom", "/dev/urandom: more than 2048 bytes", nil, "/dev/urandom")
+	mma("empty", "empty.bin: 0 bytes, want 2048", map[string]string{"empty.bin": ""}, "@empty.bin")
+	mma("directory", "is a directory", nil, "@DIR")
 	return cs
 }
+
+// wgmmaNeverCommitted issues wgmma.mma_async in a loop of a million
+// iterations without wgmma.commit_group: the operations used to pile up
+// until the process ran out of memory.
+const wgmmaNeverCommitted = `.version 8.0
+.target sm_90a
+.address_size 64
+
+.visible .entry wgmma_never_committed()
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	.reg .f32 %f<5>;
+	.shared .align 1024 .b8 sm[8192];
+
+	mov.u32 %r1, 0;
+	mov.u32 %r2, sm;
+	cvt.u64.u32 %rd2, %r2;
+	shr.u64 %rd2, %rd2, 4;
+	or.b64 %rd1, %rd2, 4611686293305360384;
+	wgmma.fence.sync.aligned;
+$L__loop:
+	wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, %rd1, %rd1, 0, 1, 1, 0, 0;
+	add.s32 %r1, %r1, 1;
+	setp.lt.s32 %p1, %r1, 1000000;
+	@%p1 bra $L__loop;
+	ret;
+}
+`
 
 // TestHostileInputs runs the hostile corpus through the CLI: every case
 // ends with a short message and a failing exit status (2 for usage, 1 for
@@ -134,7 +220,19 @@ func TestHostileInputs(t *testing.T) {
 	dir := t.TempDir()
 	for i, c := range hostileCases(t) {
 		args := append([]string(nil), c.args...)
+		for name, content := range c.files {
+			content = strings.ReplaceAll(content, "@DIR", dir)
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for j, a := range args {
+			if a == "@DIR" {
+				args[j] = dir
+			}
+			for name := range c.files {
+				args[j] = strings.ReplaceAll(args[j], "@"+name, filepath.Join(dir, name))
+			}
 			if a == "@FILE" {
 				p := filepath.Join(dir, "in.ptx")
 				if err := os.WriteFile(p, []byte(c.file), 0o644); err != nil {
@@ -153,6 +251,9 @@ func TestHostileInputs(t *testing.T) {
 		}
 		if code != 0 && (code != 1 && code != 2) {
 			t.Errorf("%s: exit %d", label(), code)
+		}
+		if c.want != "" && !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: stderr lacks %q:\n%.1000s", label(), c.want, stderr)
 		}
 		if code != 0 && strings.TrimSpace(stderr) == "" {
 			t.Errorf("%s: exit %d with no message", label(), code)

@@ -25,6 +25,9 @@ type TooLargeError struct {
 
 func (e *TooLargeError) Error() string {
 	if e.What != "" {
+		if strings.HasPrefix(e.What, "the most") {
+			return fmt.Sprintf("%s: larger than %s, %s", e.Name, Size(e.Limit), e.What)
+		}
 		return fmt.Sprintf("%s: larger than %s (%s)", e.Name, Size(e.Limit), e.What)
 	}
 	return fmt.Sprintf("%s: larger than %s, the most tcsim reads from one input", e.Name, Size(e.Limit))
