@@ -128,7 +128,7 @@ func runDemo(e *env, opts any, args []string) error {
 	p := m.Prog
 	fmt.Fprintf(w, "   kernel %s: TMA loads into 128B-swizzled shared memory, a 2-stage mbarrier\n", p.Kernel.Name)
 	fmt.Fprintf(w, "   pipeline, wgmma.mma_async m64n128k16 bf16 -> f32; C = A·B with M = N = 256, K = 512\n")
-	fmt.Fprintf(w, "   grid %s, block %s: %d warp-instructions simulated, %s\n", l.Grid, l.Block, m.Steps(), hazardSummary(m.Hazards()))
+	fmt.Fprintf(w, "   grid %s, block %s: %d warp-instructions simulated; the hazard checker: %s\n", l.Grid, l.Block, m.Steps(), findingSummary(m.Findings()))
 	same, n := sameWords(simC.Data, gpuC)
 	verdict := "bit-identical to"
 	if same != n {
@@ -153,10 +153,10 @@ func runDemo(e *env, opts any, args []string) error {
 	if err := mb.Run(); err != nil {
 		return err
 	}
-	var errs []sim.Hazard
-	for _, h := range mb.Hazards() {
-		if h.Severity != sim.SevPerf {
-			errs = append(errs, h)
+	var errs []sim.Finding
+	for _, f := range mb.Findings() {
+		if f.Severity == sim.SevError || f.Severity == sim.SevWarning {
+			errs = append(errs, f)
 		}
 	}
 	if len(errs) == 0 {
@@ -164,9 +164,9 @@ func runDemo(e *env, opts any, args []string) error {
 	}
 	badLines := strings.Split(string(bad), "\n")
 	goodLines := strings.Split(string(good), "\n")
-	fmt.Fprintf(w, "   %s is the same kernel with one line changed; %s\n", demoBroken, hazardSummary(errs))
+	fmt.Fprintf(w, "   %s is the same kernel with one line changed;\n   the hazard checker reports %s, the first:\n", demoBroken, findingSummary(errs))
 	h := errs[0]
-	fmt.Fprintf(w, "   %s: %s [%s]: %s\n", h.Pos, h.Severity, h.Kind, h.Msg)
+	fmt.Fprintf(w, "   %s: %s [%s]: %s\n", h.Pos, h.Severity, h.Rule, h.Msg)
 	fmt.Fprintf(w, "     %5d | %s\n", h.Pos.Line, sourceLine(badLines, int(h.Pos.Line)))
 	if h.Related.IsValid() {
 		fmt.Fprintf(w, "     related, line %d:\n", h.Related.Line)
@@ -311,20 +311,33 @@ func demoFragment(w io.Writer, src []byte, l *launch.Launch, c []byte, tid int) 
 	return nil
 }
 
-func hazardSummary(hs []sim.Hazard) string {
-	n := 0
-	for _, h := range hs {
-		if h.Severity != sim.SevPerf {
-			n++
+// findingSummary counts the errors and warnings among fs (root causes,
+// as tcsim run groups them): "no errors or warnings", "1 error, 2 warnings".
+func findingSummary(fs []sim.Finding) string {
+	ne, nw := 0, 0
+	for _, f := range fs {
+		switch f.Severity {
+		case sim.SevError:
+			ne++
+		case sim.SevWarning:
+			nw++
 		}
 	}
-	switch n {
-	case 0:
-		return "no hazards"
-	case 1:
-		return "1 hazard"
+	plural := func(n int, what string) string {
+		if n == 1 {
+			return "1 " + what
+		}
+		return fmt.Sprintf("%d %ss", n, what)
 	}
-	return fmt.Sprintf("%d hazards", n)
+	switch {
+	case ne == 0 && nw == 0:
+		return "no errors or warnings"
+	case nw == 0:
+		return plural(ne, "error")
+	case ne == 0:
+		return plural(nw, "warning")
+	}
+	return plural(ne, "error") + ", " + plural(nw, "warning")
 }
 
 // sameWords counts the 4-byte words of a that equal b's.

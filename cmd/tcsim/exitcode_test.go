@@ -100,6 +100,7 @@ func TestExitCodes(t *testing.T) {
 		"verify":            {{[]string{"verify"}, 2}},
 		"verify layouts":    {{[]string{"verify", "layouts", "--fixtures", missing}, 2}},
 		"verify tensormaps": {{[]string{"verify", "tensormaps", "--fixture", missing}, 2}},
+		"verify approx":     {{[]string{"verify", "approx", "--fixture", missing}, 2}},
 		"zz-test":           {{[]string{"zz-test", "-n", "7"}, 1}},
 	}
 	var names []string

@@ -233,7 +233,7 @@ func (d Domain) ChunkInputs(c int) (a, b []uint64) {
 func LoadHashRecords(path string) ([]*HashRecord, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, fmt.Errorf("no recorded approximate-math campaign at %s", path)
+		return nil, fmt.Errorf("no recorded approximate-math campaign at %s: %w", path, err)
 	}
 	files := []string{path}
 	if st.IsDir() {
