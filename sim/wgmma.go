@@ -190,7 +190,7 @@ func decWgmma(d *decoder) error {
 // that are issued and not completed (or not committed): a loop that never
 // commits or waits faults with a clear message instead of growing until
 // the process runs out of memory. Real kernels keep a few dozen in flight.
-const MaxWgmmaInFlight = 4096
+const MaxWgmmaInFlight = 1024
 
 type warpgroup struct {
 	cta       *CTA

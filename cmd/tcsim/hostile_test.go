@@ -159,7 +159,7 @@ func simHostileCases(t *testing.T) []hostileCase {
 	run("grid of 10^8 CTAs", "stopped at the time limit (--timeout)", nil, "--launch", launchJSON, "--grid", "100000000", "--timeout", "300ms", "-q")
 	run("trace to a full disk", "--trace /dev/full: the trace could not be written", nil, "--launch", launchJSON, "--trace", "/dev/full", "-q", "--limit", "0")
 	run("negative workers", "--workers -5", nil, "--launch", launchJSON, "--workers", "-5")
-	run("wgmma never committed", "4096 wgmma.mma_async operations in flight (without a wgmma.commit_group)", map[string]string{"wg.ptx": wgmmaNeverCommitted}, "@wg.ptx", "--grid", "1", "--block", "128", "-q")
+	run("wgmma never committed", "1024 wgmma.mma_async operations in flight (without a wgmma.commit_group)", map[string]string{"wg.ptx": wgmmaNeverCommitted}, "@wg.ptx", "--grid", "1", "--block", "128", "-q")
 	cs[len(cs)-1].name += " (bounded at sim.MaxWgmmaInFlight)"
 
 	mma := func(name, want string, files map[string]string, a string) {
