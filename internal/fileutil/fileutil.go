@@ -30,7 +30,10 @@ func (e *TooLargeError) Error() string {
 		}
 		return fmt.Sprintf("%s: larger than %s (%s)", e.Name, Size(e.Limit), e.What)
 	}
-	return fmt.Sprintf("%s: larger than %s, the most tcsim reads from one input", e.Name, Size(e.Limit))
+	if e.Limit == DefaultLimit {
+		return fmt.Sprintf("%s: larger than %s, the most tcsim reads from one input", e.Name, Size(e.Limit))
+	}
+	return fmt.Sprintf("%s: larger than %s", e.Name, Size(e.Limit))
 }
 
 // Size prints a byte count, in KiB, MiB or GiB when it is a whole number
