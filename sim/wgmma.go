@@ -392,6 +392,9 @@ func execWgmma(w *Warp, in *Inst, m uint32) {
 	wg.smemOperands(w, in, wi, op, da, db, true)
 	if r := c.u.race; r != nil {
 		join(&op.issueJoin, r.vc[w.uid])
+		// What the warp does after its issue is not ordered before the
+		// op's completion (see observeIssue).
+		r.tick(w)
 	}
 	if op.issuedBy == wg.full() {
 		if r := c.u.race; r != nil && len(op.rd) > 0 {
@@ -544,6 +547,7 @@ func (wg *warpgroup) finishWait(w *Warp, n int) {
 		g.waited[k] = true
 		for _, op := range g.ops {
 			wg.release(w, op)
+			wg.observeIssue(w, op)
 			if r := wg.cta.u.race; r != nil && op.hb != nil {
 				r.releaseByWarp(op.hb, w)
 			}
@@ -557,6 +561,19 @@ func (wg *warpgroup) finishWait(w *Warp, n int) {
 		mach.hazard(Hazard{Kind: HzWgmmaCommit, Severity: SevError, PC: w.PC(), CTA: w.cta.ID, Warp: w.ID,
 			Msg:     fmt.Sprintf("wgmma.wait_group 0 with %d wgmma.mma_async not committed: wait_group only waits for committed groups", len(wg.open[k])),
 			Related: mach.Prog.pos(wg.open[k][0].in[k]), PTXAS: ptxasC7516})
+	}
+}
+
+// observeIssue orders the issue of op by every warp of the warpgroup
+// before warp w's completed wait for it. A wgmma.mma_async is one operation
+// of the whole warpgroup: it starts only once all four warps have issued
+// it, so a wait that sees it complete comes after each warp's issue, and
+// after what each warp did before (its mbarrier wait for the operands, for
+// one). A warpgroup that releases a pipeline stage from one thread after
+// wgmma.wait_group relies on this.
+func (wg *warpgroup) observeIssue(w *Warp, op *wgmmaOp) {
+	if r := wg.cta.u.race; r != nil && op.issuedBy == wg.full() {
+		join(&r.vc[w.uid], op.issueJoin)
 	}
 }
 
@@ -593,6 +610,7 @@ func (wg *warpgroup) implicitWait(w *Warp) bool {
 	for _, op := range pending {
 		wg.execute(op)
 		wg.release(w, op)
+		wg.observeIssue(w, op)
 		if r := wg.cta.u.race; r != nil && op.hb != nil {
 			r.releaseByWarp(op.hb, w)
 		}
