@@ -20,19 +20,24 @@ import (
 // approximate instructions are reported), or a part of the error. When
 // support lands, this table must change: the test fails until it does.
 // A converted record whose case is committed (fixtures/captures/NAME)
-// must convert to that case again.
+// must convert to that case again. scan, when set, is what tcsim desc
+// --scan must say of the launch's parameter bytes (the tensor maps inside
+// a by-value struct).
 var capturedKernels = []struct {
 	name, kernel    string
 	convert, replay string
+	scan            string
 }{
-	{"cutlass_gemm_cooperative", "_ZN7cutlass13device_kernel", "", "bit-exact"},
-	{"cutlass_gemm_pingpong", "_ZN7cutlass13device_kernel", "", "bit-exact"},
-	{"torch_compile_norm", "triton_per_fused_add_mean_mul_pow_rsqrt_sigmoid_sub_0", "", "bit-exact"},
-	{"triton_attention", "attn_fwd", "", "bit-exact"},
-	{"triton_matmul_bf16", "matmul_kernel", "", "bit-exact"},
-	{"triton_matmul_bf16_standalone", "matmul_kernel", "", "bit-exact"},
-	{"triton_matmul_fp8", "matmul_kernel", "", "bit-exact"},
-	{"triton_tma_persistent", "matmul_tma_persistent", "", "bit-exact"},
+	{"cutlass_gemm_cooperative", "_ZN7cutlass13device_kernel", "", "bit-exact", "1904 bytes, 4 CUtensorMap(s)"},
+	{"cutlass_gemm_pingpong", "_ZN7cutlass13device_kernel", "", "bit-exact", "1904 bytes, 4 CUtensorMap(s)"},
+	{"torch_compile_norm", "triton_per_fused_add_mean_mul_pow_rsqrt_sigmoid_sub_0", "", "bit-exact", ""},
+	{"triton_attention", "attn_fwd", "", "bit-exact", ""},
+	{"triton_matmul_bf16", "matmul_kernel", "", "bit-exact", ""},
+	{"triton_matmul_bf16_standalone", "matmul_kernel", "", "bit-exact", ""},
+	{"triton_matmul_fp8", "matmul_kernel", "", "bit-exact", ""},
+	{"triton_tma_persistent", "matmul_tma_persistent", "", "bit-exact", ""},
+	{"ws_gemm_coop", "ws_gemm_coop", "", "bit-exact", "624 bytes, 3 CUtensorMap(s)"},
+	{"ws_gemm_pingpong", "ws_gemm_pingpong", "", "bit-exact", "624 bytes, 3 CUtensorMap(s)"},
 }
 
 func TestCapturedKernels(t *testing.T) {
@@ -51,21 +56,10 @@ func TestCapturedKernels(t *testing.T) {
 			} else if src == "" {
 				t.Error("the PTX's source is not named")
 			}
-			if strings.HasPrefix(k.name, "cutlass") {
+			if k.scan != "" {
 				// tcsim desc finds and decodes the CUtensorMaps inside
 				// the Params struct the kernel took by value.
-				pb, _ := filepath.Glob(filepath.Join(raw, "launch-*", "params.bin"))
-				if len(pb) != 1 {
-					t.Fatalf("params.bin: %v", pb)
-				}
-				code, stdout, stderr := runCLI(t, "desc", pb[0], "--scan")
-				if code != 0 || !strings.Contains(stdout, "1904 bytes, 4 CUtensorMap(s)") || !strings.Contains(stdout, "swizzle=128B") {
-					t.Errorf("desc --scan: exit %d\n%s%s", code, stdout, stderr)
-				}
-				code, stdout, stderr = runCLI(t, "desc", pb[0], "--at", "240")
-				if code != 0 || !strings.Contains(stdout, "cuTensorMapEncodeTiled(DATA_TYPE_UINT16, 3,") {
-					t.Errorf("desc --at 240: exit %d\n%s%s", code, stdout, stderr)
-				}
+				scanParams(t, raw, k.scan)
 			}
 			out := t.TempDir()
 			res, err := capture.ConvertAll(raw, out, capture.ConvertOptions{Command: "test"})
@@ -107,6 +101,32 @@ func TestCapturedKernels(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// scanParams runs tcsim desc --scan on the parameter bytes of the one
+// launch in raw, wants want in its output, and decodes the first map found.
+func scanParams(t *testing.T, raw, want string) {
+	t.Helper()
+	pb, _ := filepath.Glob(filepath.Join(raw, "launch-*", "params.bin"))
+	if len(pb) != 1 {
+		t.Fatalf("params.bin: %v", pb)
+	}
+	code, stdout, stderr := runCLI(t, "desc", pb[0], "--scan")
+	if code != 0 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "tiled dtype=") {
+		t.Fatalf("desc --scan: exit %d, want %q\n%s%s", code, want, stdout, stderr)
+	}
+	// The first map's offset starts its line: "    112  tiled ...".
+	var off string
+	for _, line := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[1] == "tiled" {
+			off = f[0]
+			break
+		}
+	}
+	code, stdout, stderr = runCLI(t, "desc", pb[0], "--at", off)
+	if code != 0 || !strings.Contains(stdout, "cuTensorMapEncodeTiled(") {
+		t.Errorf("desc --at %s: exit %d\n%s%s", off, code, stdout, stderr)
 	}
 }
 
