@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -108,5 +110,55 @@ func TestSpans(t *testing.T) {
 	}
 	if !s.overlaps(39, 50) || s.overlaps(40, 100) || !s.overlaps(0, 1) {
 		t.Errorf("overlaps wrong: %v", s)
+	}
+}
+
+// TestAsyncExitEvidence ties the severity of async/exit-in-flight to the
+// H100's answer recorded in fixtures/asyncexit: a portability note only
+// while no CTA that exited with TMA stores in flight ever stored a wrong
+// word, and while the control (the tile overwritten right after the stores)
+// shows that the probe sees a store reading changed shared memory.
+func TestAsyncExitEvidence(t *testing.T) {
+	b, err := os.ReadFile("../fixtures/asyncexit/tma_exit_h100.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		GPU   string `json:"gpu"`
+		Modes []struct {
+			Mode       string `json:"mode"`
+			Stores     uint64 `json:"tma_stores"`
+			WrongWords uint64 `json:"wrong_words"`
+			WrongCTAs  uint64 `json:"ctas_with_wrong_words"`
+		} `json:"modes"`
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]int{}
+	for i, m := range rec.Modes {
+		modes[m.Mode] = i
+	}
+	for _, name := range []string{"wait", "exit", "overwrite"} {
+		if _, ok := modes[name]; !ok {
+			t.Fatalf("%s: no %q mode", rec.GPU, name)
+		}
+	}
+	wait, exit, ctl := rec.Modes[modes["wait"]], rec.Modes[modes["exit"]], rec.Modes[modes["overwrite"]]
+	if wait.WrongWords != 0 {
+		t.Fatalf("the probe's baseline (wait before exit) stored %d wrong words: the probe is broken", wait.WrongWords)
+	}
+	if ctl.WrongWords == 0 {
+		t.Fatalf("the control stored no wrong word: the probe cannot see a store that reads changed shared memory")
+	}
+	want := SevNote
+	if exit.WrongWords != 0 || exit.Stores == 0 {
+		want = SevError
+	}
+	if got := rulesByID[HzAsyncExit].Severity; got != want {
+		t.Errorf("%s: exiting CTAs stored %d wrong words in %d stores: async/exit-in-flight should be %v, is %v", rec.GPU, exit.WrongWords, exit.Stores, want, got)
+	}
+	if doc := rulesByID[HzAsyncExit].Doc; !strings.Contains(doc, "fixtures/asyncexit") {
+		t.Errorf("the rule's documentation does not name its evidence")
 	}
 }
