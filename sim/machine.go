@@ -86,7 +86,8 @@ type Options struct {
 	// allocated.
 	MaxMemory int64
 	// Deadline, when set, stops the run with a LimitError once the wall
-	// clock passes it (checked every 1024 instructions of a unit).
+	// clock passes it (checked every 1024 instructions of a unit and
+	// whenever a unit starts or finishes).
 	Deadline time.Time
 	// Workers is the number of CTAs (or clusters) simulated at once:
 	// 0 uses every core, 1 runs them one after another.
@@ -795,10 +796,41 @@ func (m *Machine) newUnit(ids [][3]int) *unit {
 }
 
 func (m *Machine) runUnit(ids [][3]int) error {
+	if err := m.checkLimits(m.steps.Load(), ids[0], false); err != nil {
+		return err
+	}
 	u := m.newUnit(ids)
 	err := u.run(nil)
-	m.steps.Add(u.steps - u.counted) // runWarp adds whole 1024s as it goes
-	return err
+	total := m.steps.Add(u.steps - u.counted) // runWarp adds whole 1024s as it goes
+	u.counted = u.steps
+	if err != nil {
+		return err
+	}
+	return m.checkLimits(total, ids[0], true)
+}
+
+// checkLimits stops the run at the step limit or the deadline between
+// units: runWarp checks them only every 1024 instructions of a unit, which
+// a grid of many short CTAs never reaches. first is the unit's first CTA;
+// done says whether the unit has finished or is about to start.
+func (m *Machine) checkLimits(total int64, first [3]int, done bool) error {
+	unit := "CTA " + fmtID(first)
+	if m.Clustered {
+		unit = "the cluster of CTA " + fmtID(first)
+	}
+	where := "before " + unit + " started"
+	if done {
+		where = "when " + unit + " finished"
+	}
+	if total > m.maxSteps() {
+		return &LimitError{Msg: fmt.Sprintf("stopped at the --max-steps limit of %d warp-instructions (%d executed) %s",
+			m.maxSteps(), total, where)}
+	}
+	if !m.Opts.Deadline.IsZero() && time.Now().After(m.Opts.Deadline) {
+		return &LimitError{Msg: fmt.Sprintf("stopped at the time limit (--timeout) after %d warp-instructions, %s",
+			total, where)}
+	}
+	return nil
 }
 
 // Steps is the number of warp-instructions executed so far.

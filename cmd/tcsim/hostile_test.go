@@ -24,6 +24,7 @@ type hostileCase struct {
 	// args (and "@DIR" in their contents) becomes its path.
 	files map[string]string
 	want  string // a part of the error message, when set
+	code  int    // the exit status it must give, when set
 }
 
 // hostileCases builds a bounded, deterministic corpus of nasty inputs for
@@ -157,6 +158,14 @@ func simHostileCases(t *testing.T) []hostileCase {
 	run("buffer of 2^36 bytes", "the simulator holds at most 4294967296 (--max-memory BYTES raises the limit)", nil, "--launch", launchJSON, "--param", "C=buf:size=68719476736", "-q")
 	run("grid of 2^48 CTAs", "stopped at the --max-steps limit of 3000 warp-instructions", nil, "--launch", launchJSON, "--grid", "65535,65535,65535", "--max-steps", "3000", "-q")
 	run("grid of 10^8 CTAs", "stopped at the time limit (--timeout)", nil, "--launch", launchJSON, "--grid", "100000000", "--timeout", "300ms", "-q")
+	// a one-instruction kernel never reaches the 1024-instruction points
+	// inside a CTA where the limits used to be checked (one worker: a time
+	// limit on many cores would allocate more in the same time)
+	const one = "testdata/one_instruction.ptx"
+	run("65535^3 one-instruction CTAs, --timeout", "stopped at the time limit (--timeout) after", nil, one, "--grid", "65535,65535,65535", "--block", "32", "--timeout", "100ms", "--workers", "1", "-q")
+	cs[len(cs)-1].code = 1
+	run("65535^3 one-instruction CTAs, --max-steps", "stopped at the --max-steps limit of 5000 warp-instructions", nil, one, "--grid", "65535,65535,65535", "--block", "32", "--max-steps", "5000", "-q")
+	cs[len(cs)-1].code = 1
 	run("trace to a full disk", "--trace /dev/full: the trace could not be written", nil, "--launch", launchJSON, "--trace", "/dev/full", "-q", "--limit", "0")
 	run("negative workers", "--workers -5", nil, "--launch", launchJSON, "--workers", "-5")
 	run("wgmma never committed", "1024 wgmma.mma_async operations in flight (without a wgmma.commit_group)", map[string]string{"wg.ptx": wgmmaNeverCommitted}, "@wg.ptx", "--grid", "1", "--block", "128", "-q")
@@ -248,6 +257,9 @@ func TestHostileInputs(t *testing.T) {
 		label := func() string { return fmt.Sprintf("%s (case %d)", c.name, i) }
 		if code == 0 && !c.ok {
 			t.Errorf("%s: exit 0 for a hostile input", label())
+		}
+		if c.code != 0 && code != c.code {
+			t.Errorf("%s: exit %d, want %d", label(), code, c.code)
 		}
 		if code != 0 && (code != 1 && code != 2) {
 			t.Errorf("%s: exit %d", label(), code)
