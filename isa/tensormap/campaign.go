@@ -147,6 +147,13 @@ func Campaign() []Probe {
 func designTiled(add func(*Map, string, ...any)) {
 	b := baseTiled()
 	add(b.Clone(), "tiled/base")
+	designTiledShape(add, b)
+	designTiledEncodings(add, b)
+}
+
+// designTiledShape varies the base map's rank, address, dimensions,
+// strides, box and element strides, one field at a time.
+func designTiledShape(add func(*Map, string, ...any), b *Map) {
 	for rank := 0; rank <= 6; rank++ {
 		m := b.Clone()
 		if rank <= 5 {
@@ -226,6 +233,12 @@ func designTiled(add func(*Map, string, ...any)) {
 			add(m, "tiled/estrides%d/%d", i, v)
 		}
 	}
+}
+
+// designTiledEncodings varies the base map's data type, interleave,
+// swizzle, L2 promotion and out-of-bounds fill, and crosses the data types
+// with every swizzle and interleave.
+func designTiledEncodings(add func(*Map, string, ...any), b *Map) {
 	for v := DType(0); v <= 17; v++ {
 		m := b.Clone()
 		m.DType = v
