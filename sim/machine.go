@@ -9,7 +9,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -157,155 +156,6 @@ func (m *Machine) noteApprox(pc int) {
 	m.approx[pc] = true
 	m.mu.Unlock()
 }
-
-// Buffer is one allocation of global memory.
-type Buffer struct {
-	Name string
-	Base uint64
-	Data []byte
-	Slot int // launch slot (-1 for module .global variables)
-}
-
-// GlobalMemory holds the launch's buffers.
-type GlobalMemory struct {
-	bufs []*Buffer // sorted by Base
-	next uint64
-}
-
-// allocGap is the alignment of the buffers the simulator places itself and
-// the unmapped gap it leaves after each, so that an out-of-bounds access
-// never lands in a neighbour.
-const allocGap = 1 << 20
-
-// Alloc adds a buffer of data (not copied) at an address of the
-// simulator's choosing: 1 MiB aligned, after the last one, clear of
-// placed buffers by at least 1 MiB.
-func (g *GlobalMemory) Alloc(name string, data []byte, slot int) *Buffer {
-	if g.next == 0 {
-		g.next = GlobalBase
-	}
-	size := uint64(len(data))
-	base := g.next
-	for moved := true; moved; {
-		moved = false
-		for _, b := range g.bufs {
-			lo, hi := b.Base, b.Base+uint64(len(b.Data))
-			if base < hi+allocGap && base+size+allocGap > lo {
-				base = (hi + 2*allocGap - 1) &^ (allocGap - 1)
-				moved = true
-			}
-		}
-	}
-	b := &Buffer{Name: name, Base: base, Data: data, Slot: slot}
-	g.next = base + (size+2*allocGap-1)&^(allocGap-1)
-	g.insert(b)
-	return b
-}
-
-// AllocAt adds a buffer of data (not copied) at address base, where the
-// launch placed it (addr=). It fails when the range overlaps another
-// buffer or one of the simulator's windows for generic addresses of
-// shared, local, parameter and constant memory.
-func (g *GlobalMemory) AllocAt(name string, base uint64, data []byte, slot int) (*Buffer, error) {
-	end := base + uint64(len(data))
-	for _, w := range []struct {
-		name string
-		lo   uint64
-	}{{"shared", SharedWindow}, {"local", LocalWindow}, {"parameter", ParamWindow}, {"constant", ConstWindow}} {
-		if base < w.lo+windowSize && end > w.lo {
-			return nil, fmt.Errorf("buffer %s at [%#x, %#x) overlaps [%#x, %#x), where the simulator keeps generic addresses of %s memory: place it elsewhere", name, base, end, w.lo, w.lo+windowSize, w.name)
-		}
-	}
-	for _, b := range g.bufs {
-		if base < b.Base+uint64(len(b.Data)) && end > b.Base {
-			return nil, fmt.Errorf("buffer %s at [%#x, %#x) overlaps buffer %s at [%#x, %#x)", name, base, end, b.Name, b.Base, b.Base+uint64(len(b.Data)))
-		}
-	}
-	b := &Buffer{Name: name, Base: base, Data: data, Slot: slot}
-	g.insert(b)
-	return b, nil
-}
-
-// insert keeps bufs sorted by Base.
-func (g *GlobalMemory) insert(b *Buffer) {
-	i := sort.Search(len(g.bufs), func(i int) bool { return g.bufs[i].Base > b.Base })
-	g.bufs = append(g.bufs, nil)
-	copy(g.bufs[i+1:], g.bufs[i:])
-	g.bufs[i] = b
-}
-
-// Find returns the buffer holding [addr, addr+n).
-func (g *GlobalMemory) Find(addr uint64, n int) (*Buffer, bool) {
-	i := sort.Search(len(g.bufs), func(i int) bool { return g.bufs[i].Base > addr }) - 1
-	if i < 0 {
-		return nil, false
-	}
-	b := g.bufs[i]
-	if addr+uint64(n) <= b.Base+uint64(len(b.Data)) {
-		return b, true
-	}
-	return b, false
-}
-
-// Nearest describes where addr is relative to the closest buffer.
-func (g *GlobalMemory) Nearest(addr uint64) string {
-	var best *Buffer
-	var dist uint64 = ^uint64(0)
-	for _, b := range g.bufs {
-		var d uint64
-		switch {
-		case addr < b.Base:
-			d = b.Base - addr
-		case addr >= b.Base+uint64(len(b.Data)):
-			d = addr - (b.Base + uint64(len(b.Data)) - 1)
-		}
-		if d < dist {
-			best, dist = b, d
-		}
-	}
-	if best == nil {
-		return "no buffer is allocated"
-	}
-	if addr < best.Base {
-		return fmt.Sprintf("%d bytes before buffer %s [%#x, %#x)", best.Base-addr, best.Name, best.Base, best.Base+uint64(len(best.Data)))
-	}
-	end := best.Base + uint64(len(best.Data))
-	if addr >= end {
-		return fmt.Sprintf("%d bytes past the end of buffer %s [%#x, %#x), which has %d bytes", addr-end, best.Name, best.Base, end, len(best.Data))
-	}
-	return fmt.Sprintf("byte %d of buffer %s (%d bytes), running past its end", addr-best.Base, best.Name, len(best.Data))
-}
-
-// nullWindow is how far from 0 an address counts as a null pointer plus an
-// offset.
-const nullWindow = 1 << 20
-
-// describeGlobal says where a global address that is in no buffer is: near
-// a null pointer (naming the launch's null parameters), else relative to
-// the closest buffer.
-func (m *Machine) describeGlobal(addr uint64) string {
-	if addr < nullWindow {
-		var names []string
-		if m.Binding != nil {
-			for _, p := range m.Binding.Params {
-				if p.Param.Kind == launch.NullParam {
-					names = append(names, p.Label())
-				}
-			}
-		}
-		switch len(names) {
-		case 0:
-			return "a null pointer dereference (the address is within 1 MiB of 0)"
-		case 1:
-			return fmt.Sprintf("a null pointer dereference: param %s is null", names[0])
-		}
-		return fmt.Sprintf("a null pointer dereference: params %s are null", strings.Join(names, ", "))
-	}
-	return m.Global.Nearest(addr)
-}
-
-// Buffers returns every buffer.
-func (g *GlobalMemory) Buffers() []*Buffer { return g.bufs }
 
 // NewMachine prepares a launch: it allocates and fills the buffers, encodes
 // the tensor maps and packs the parameter space. b is the launch bound to
@@ -457,25 +307,6 @@ func NewMachine(p *Program, b *launch.Binding, opts Options) (*Machine, error) {
 	return m, nil
 }
 
-// DefaultMaxMemory is the global memory a simulation holds at most unless
-// Options.MaxMemory says otherwise: 4 GiB.
-const DefaultMaxMemory = 4 << 30
-
-// MemoryLimitError says that a launch's buffers need more global memory
-// than Options.MaxMemory allows; nothing was allocated for them.
-type MemoryLimitError struct{ Need, Limit int64 }
-
-func (e *MemoryLimitError) Error() string {
-	return fmt.Sprintf("the launch's buffers need %d bytes of global memory; the simulator holds at most %d (--max-memory BYTES raises the limit)", e.Need, e.Limit)
-}
-
-func (o Options) maxMemory() int64 {
-	if o.MaxMemory > 0 {
-		return o.MaxMemory
-	}
-	return DefaultMaxMemory
-}
-
 // MaxSharedPerCTA is the H100's largest shared memory per CTA (227 KB).
 const MaxSharedPerCTA = 227 * 1024
 
@@ -595,107 +426,6 @@ func (m *Machine) setErr(err error) {
 	m.stopped.Store(true)
 }
 
-// claimUnit marks unit i as started; false when it was started before or
-// cancelled by clusterlaunchcontrol.try_cancel.
-func (m *Machine) claimUnit(i int) bool { return m.unitState.set(i, unitStarted) }
-
-// cancelNext cancels the first unit in launch order that has not started
-// (what clusterlaunchcontrol.try_cancel asks for) and returns the id of its
-// first CTA; ok is false when every unit has started.
-func (m *Machine) cancelNext() (first [3]int, ok bool) {
-	i, ok := m.unitState.cancelFirst()
-	if !ok {
-		return first, false
-	}
-	return m.unitList.At(i)[0], true
-}
-
-// unitStates records which units were started or cancelled without a slot
-// per unit: units start nearly in launch order, so everything below low is
-// taken and the map holds only the few taken out of order.
-type unitStates struct {
-	mu    sync.Mutex
-	n     int
-	low   int           // every unit below low is started or cancelled
-	taken map[int]uint8 // units at or above low: unitStarted or unitCancelled
-}
-
-const (
-	unitStarted   uint8 = 1
-	unitCancelled uint8 = 2
-)
-
-// set marks unit i as st unless it is taken already.
-func (s *unitStates) set(i int, st uint8) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.setLocked(i, st)
-}
-
-func (s *unitStates) setLocked(i int, st uint8) bool {
-	if i < s.low || i >= s.n || s.taken[i] != 0 {
-		return false
-	}
-	s.taken[i] = st
-	for s.low < s.n && s.taken[s.low] != 0 {
-		delete(s.taken, s.low)
-		s.low++
-	}
-	return true
-}
-
-// cancelFirst cancels the first unit not taken.
-func (s *unitStates) cancelFirst() (int, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := s.low; i < s.n; i++ {
-		if s.setLocked(i, unitCancelled) {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
-// unitList enumerates the units of a grid lazily: the CTAs of one
-// cluster, or each CTA alone, in launch order (x fastest). A grid of
-// 65535×65535×65535 CTAs never builds its coordinate list.
-type unitList struct {
-	cluster [3]int
-	per     [3]int // clusters along each dimension
-}
-
-// units lists the units of the machine's grid, and resets their start and
-// cancel state.
-func (m *Machine) units() unitList {
-	l := unitList{cluster: m.Cluster}
-	for i := range 3 {
-		l.per[i] = (m.Grid[i] + m.Cluster[i] - 1) / m.Cluster[i]
-	}
-	m.unitList = l
-	m.unitState = &unitStates{n: l.Len(), taken: map[int]uint8{}}
-	return l
-}
-
-// Len is the number of units.
-func (l unitList) Len() int { return l.per[0] * l.per[1] * l.per[2] }
-
-// At returns the CTA coordinates of unit i.
-func (l unitList) At(i int) [][3]int {
-	c := l.cluster
-	cx := i % l.per[0] * c[0]
-	cy := i / l.per[0] % l.per[1] * c[1]
-	cz := i / (l.per[0] * l.per[1]) * c[2]
-	u := make([][3]int, 0, c[0]*c[1]*c[2])
-	for z := 0; z < c[2]; z++ {
-		for y := 0; y < c[1]; y++ {
-			for x := 0; x < c[0]; x++ {
-				u = append(u, [3]int{cx + x, cy + y, cz + z})
-			}
-		}
-	}
-	return u
-}
-
 // unit is a set of CTAs (one, or one cluster) simulated together.
 type unit struct {
 	m        *Machine
@@ -807,30 +537,6 @@ func (m *Machine) runUnit(ids [][3]int) error {
 		return err
 	}
 	return m.checkLimits(total, ids[0], true)
-}
-
-// checkLimits stops the run at the step limit or the deadline between
-// units: runWarp checks them only every 1024 instructions of a unit, which
-// a grid of many short CTAs never reaches. first is the unit's first CTA;
-// done says whether the unit has finished or is about to start.
-func (m *Machine) checkLimits(total int64, first [3]int, done bool) error {
-	unit := "CTA " + fmtID(first)
-	if m.Clustered {
-		unit = "the cluster of CTA " + fmtID(first)
-	}
-	where := "before " + unit + " started"
-	if done {
-		where = "when " + unit + " finished"
-	}
-	if total > m.maxSteps() {
-		return &LimitError{Msg: fmt.Sprintf("stopped at the --max-steps limit of %d warp-instructions (%d executed) %s",
-			m.maxSteps(), total, where)}
-	}
-	if !m.Opts.Deadline.IsZero() && time.Now().After(m.Opts.Deadline) {
-		return &LimitError{Msg: fmt.Sprintf("stopped at the time limit (--timeout) after %d warp-instructions, %s",
-			total, where)}
-	}
-	return nil
 }
 
 // Steps is the number of warp-instructions executed so far.
