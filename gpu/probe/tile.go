@@ -1,8 +1,6 @@
 package probe
 
 import (
-	"fmt"
-
 	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/layouts/catalog"
 )
@@ -82,17 +80,19 @@ func geometry(m desc.Major, s desc.Swizzle) smemGeometry {
 	return smemGeometry{m, s, 16 * w, 8 * w, 1}
 }
 
-// smemAtomName is the catalog name of a shared-memory atom.
-func smemAtomName(m desc.Major, s desc.Swizzle, bits int) string {
-	major := map[desc.Major]string{desc.MajorK: "k", desc.MajorMN: "mn"}[m]
-	sw := map[desc.Swizzle]string{desc.SwizzleNone: "inter", desc.Swizzle32B: "sw32", desc.Swizzle64B: "sw64", desc.Swizzle128B: "sw128"}[s]
-	return fmt.Sprintf("smem.%s.%s.b%d", major, sw, bits)
+// smemKey is the catalog key of a shared-memory atom.
+func smemKey(m desc.Major, s desc.Swizzle, bits int) catalog.SmemKey {
+	k := catalog.SmemKey{MN: m == desc.MajorMN, Atom32: s == desc.Swizzle128B32A, Bits: bits}
+	if s != desc.SwizzleNone {
+		k.Swizzle = s.Bytes()
+	}
+	return k
 }
 
 // layoutFor builds the prediction for geometry g with the catalog's atom
 // for elements of the given width.
 func layoutFor(g smemGeometry, bits int) (operandLayout, error) {
-	a, err := catalog.Lookup(smemAtomName(g.major, g.swz, bits))
+	a, err := catalog.FindSmem(smemKey(g.major, g.swz, bits))
 	if err != nil {
 		return operandLayout{}, err
 	}

@@ -111,6 +111,9 @@ type Atom struct {
 	// placements). Name is Key.String() where Key is set (the builders
 	// leave Name empty and the catalog fills it in).
 	Key Key
+	// Smem identifies a shared-memory atom (FindSmem); it is zero for
+	// every other atom. Name is Smem.String() where Smem is set.
+	Smem SmemKey
 
 	Kind       Kind
 	Rows, Cols int    // the tile
@@ -203,6 +206,8 @@ var (
 	atoms []Atom
 	index map[string]int
 	byKey map[Key]int
+	// bySmem indexes the shared-memory atoms by their typed key.
+	bySmem map[SmemKey]int
 )
 
 // builders add atoms to the catalog; each family's file appends one.
@@ -212,6 +217,7 @@ func load() {
 	once.Do(func() {
 		index = map[string]int{}
 		byKey = map[Key]int{}
+		bySmem = map[SmemKey]int{}
 		for _, b := range builders {
 			b(func(a Atom) {
 				if a.Key != (Key{}) {
@@ -222,6 +228,12 @@ func load() {
 						panic("catalog: atom " + a.Name + " has the key of " + a.Key.String())
 					}
 					byKey[a.Key] = len(atoms)
+				}
+				if a.Smem != (SmemKey{}) {
+					if a.Smem.String() != a.Name {
+						panic("catalog: atom " + a.Name + " has the shared-memory key of " + a.Smem.String())
+					}
+					bySmem[a.Smem] = len(atoms)
 				}
 				// What the recorded hardware probes verified (verified.go,
 				// generated from fixtures/layouts) replaces the builders'
@@ -254,8 +266,12 @@ func Lookup(name string) (Atom, error) {
 	}
 	if major, sw, bits, ok := layouts.CuTeAtom(strings.TrimSpace(name)); ok {
 		// CuTe's GMMA::Layout_K_SW128_Atom<half_t> is smem.k.sw128.b16.
-		n := fmt.Sprintf("smem.%s.%s.b%d", strings.ToLower(major), strings.ToLower(sw), bits)
-		if i, ok := index[n]; ok {
+		k := SmemKey{MN: strings.EqualFold(major, "mn"), Bits: bits}
+		if !strings.EqualFold(sw, "inter") {
+			fmt.Sscanf(strings.ToLower(sw), "sw%d", &k.Swizzle)
+		}
+		n := k.String()
+		if i, ok := bySmem[k]; ok {
 			return atoms[i], nil
 		}
 		return Atom{}, fmt.Errorf("%s: the catalog has no %s (CuTe's atom is still a layout: tcsim layout eval '%s')", name, n, name)

@@ -115,8 +115,13 @@ func buildSMEM(add func(Atom)) {
 					section, needs = "9.7.16.10.6", "sm_100a"
 				}
 				majorWord := map[string]string{"k": "K-major", "mn": "MN-major"}[major]
+				swBytes := sw.bytes
+				if sw.tok == "inter" {
+					swBytes = 0
+				}
 				add(Atom{
 					Name: fmt.Sprintf("smem.%s.%s.b%d", major, sw.tok, w.bits), Family: "smem", Arch: arch, Section: section,
+					Smem: SmemKey{MN: major == "mn", Swizzle: swBytes, Bits: w.bits},
 					Summary: fmt.Sprintf("%s %s, %d-bit: %dx%d atom, %d bytes; %s",
 						majorWord, swizzleWord(sw.tok), w.bits, rows, cols, rows*cols*w.bits/8, use),
 					Kind: KindSMEM, Rows: rows, Cols: cols, RowName: "mn", ColName: "k", ElemBits: w.bits,
@@ -138,6 +143,7 @@ func buildSMEM(add func(Atom)) {
 			lay := fmt.Sprintf("(%d,4):(1,%d)", lead, lead)
 			add(Atom{
 				Name: fmt.Sprintf("smem.mn.sw128a32.b%d", w.bits), Family: "smem", Arch: "sm_100a", Section: "9.7.16.10.6",
+				Smem: SmemKey{MN: true, Swizzle: 128, Atom32: true, Bits: w.bits},
 				Summary: fmt.Sprintf("MN-major 128B swizzle with 32B atomicity, %d-bit: %dx4 atom, 512 bytes; %s",
 					w.bits, lead, w.sw128a32U),
 				Kind: KindSMEM, Rows: lead, Cols: 4, RowName: "mn", ColName: "k", ElemBits: w.bits,
