@@ -224,424 +224,411 @@ func operandBits(k desc.Kind, bits int) int {
 	return bits
 }
 
+// tcMma is one issued tcgen05.mma: the operands one thread gave it, the
+// CTAs taking part and what the checks recorded, until it completes.
+type tcMma struct {
+	mi      *tcMmaInfo
+	w       *Warp
+	in      *Inst
+	l       int // the issuing lane
+	dp      datapath.Inst
+	id      desc.IDesc
+	idv     uint32
+	M, N, K int
+	ab, bb  int // container bits of A and B
+	dLane   int
+	dCol    int
+	aVal    uint64 // the A descriptor, or A's TMEM address
+	bDesc   uint64
+	enable  bool
+	parts   []*tcMmaCTA
+	// disable-output-lane: a set bit keeps that TMEM lane's D (per CTA of
+	// the pair, per 32-lane word)
+	disabled         [2][4]uint32
+	sfaAddr, sfbAddr uint64
+	readCells        []tmemCell // TMEM the MMA reads (scale factors, A)
+	raceReported     bool
+	rd               []region
+}
+
+// tmemCell is one cell of a CTA's TMEM.
+type tmemCell struct {
+	t   *tmemState
+	idx int
+}
+
 func execTcMma(w *Warp, in *Inst, m uint32) {
 	mi := in.ext.(*tcMmaInfo)
-	c := w.cta
-	u := c.u
-	mach := u.m
 	for mm := m; mm != 0; mm &= mm - 1 {
 		l := bits.TrailingZeros32(mm)
 		w.tcIssue(in, 1<<l, true)
-		dAddr := w.src(&mi.d, 0)[l] + uint64(mi.d.Off)
-		aVal := w.src(&mi.a, 1)[l] + uint64(mi.a.Off)
-		bDesc := w.src(&mi.b, 2)[l]
-		idv := uint32(w.src(&mi.idesc, 0)[l])
-		enable := w.predVal(&mi.enable)>>l&1 == 1
-		id := desc.DecodeIDesc(idv, mi.kind)
-		ctaGroup := 1
-		if mi.pair {
-			ctaGroup = 2
-		}
-		ws := desc.No
-		if mi.ws {
-			ws = desc.Yes
-		}
-		for _, f := range id.Check(desc.IDescContext{CTAGroup: ctaGroup, WS: ws}) {
-			if f.Severity == desc.Error {
-				mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-					Msg: fmt.Sprintf("tcgen05.mma instruction descriptor %#x: %s", idv, f.Msg)})
-			}
-		}
-		dp, err := datapath.Lookup(mi.key, datapath.TCOptions{IDesc: idv, HasIDesc: true, ScaleInputD: mi.scaleD})
-		if err == nil && dp.Eval == nil && dp.Block == nil {
-			err = fmt.Errorf("no datapath for this kind")
-		}
-		if err != nil {
-			w.fault(in, l, "tcgen05.mma: %v (instruction descriptor %#x)", err, idv)
+		x := mi.start(w, in, l)
+		if x == nil || !x.shares() || !x.checkAccumulator() || !x.operandTables() {
 			return
 		}
-		M, N, K := dp.M, dp.N, dp.K
-		// The CTAs taking part and their shares.
-		var parts []*tcMmaCTA
-		switch {
-		case mi.ws && M == 64:
-			parts = []*tcMmaCTA{{c: c, rows: 64, cols: N, folded: true}}
-		case mi.ws && M != 128:
-			w.fault(in, l, "tcgen05.mma.ws with M=%d is not supported by the simulator (M=64 and M=128 are; the TMEM layout of the .ws M=32 shape is not modelled)", M)
-			return
-		case !mi.pair && (M == 128 || M == 64):
-			parts = []*tcMmaCTA{{c: c, rows: M, cols: N}}
-		case mi.pair && (M == 256 || M == 128):
-			peer := c.peer()
-			if peer == nil {
-				mach.hazard(Hazard{Kind: HzCtaGroup, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-					Msg: "tcgen05.mma.cta_group::2 in a CTA without a peer: the CTA pair is two CTAs of one cluster whose ranks differ in bit 0"})
-				w.fault(in, l, "tcgen05.mma.cta_group::2: CTA %s has no peer CTA", fmtID(c.ID))
-				return
-			}
-			even, odd := c, peer
-			if c.Rank&1 == 1 {
-				even, odd = peer, c
-			}
-			h := M / 2
-			parts = []*tcMmaCTA{{c: even, row0: 0, rows: h, col0: 0, cols: N / 2, folded: M == 128},
-				{c: odd, row0: h, rows: h, col0: N / 2, cols: N / 2, folded: M == 128}}
-		default:
-			w.fault(in, l, "tcgen05.mma .%s with M=%d is not supported by the simulator (cta_group::1 M=64 and M=128, cta_group::2 M=128 and M=256 are)", mi.group, M)
-			return
-		}
-		dLane, dCol := tmemAddr(dAddr)
-		for _, p := range parts {
-			t := p.c.tmemState()
-			width := N
-			if p.folded {
-				width = N / 2
-			}
-			if !t.allocated(dCol, width) || dLane != 0 {
-				mach.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: in.PC, CTA: p.c.ID, Warp: w.ID, Lanes: 1 << l,
-					Msg: fmt.Sprintf("tcgen05.mma writes TMEM columns [%d, %d) at lane %d of CTA %s, which are not allocated (or the lane field is not 0)", dCol, dCol+width, dLane, fmtID(p.c.ID))})
-				if dCol+width > tmemCols || dLane != 0 {
-					w.fault(in, l, "tcgen05.mma: the accumulator [lane %d, columns %d..%d) is outside TMEM", dLane, dCol, dCol+width)
-					return
-				}
-			}
-		}
-		if mi.aTmem && parts[0].folded {
-			w.fault(in, l, "tcgen05.mma with A in TMEM and M=%d (.%s) is not supported by the simulator", M, mi.group)
-			return
-		}
-		ab := operandBits(mi.kind, dp.A.Container)
-		bb := operandBits(mi.kind, dp.B.Container)
-		var rd []region
-		for _, p := range parts {
-			if !mi.aTmem {
-				p.aTab = smemOperand(aVal, p.rows, K, ab, id.TransposeA, true)
-				if p.aTab.err != nil {
-					mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Msg: fmt.Sprintf("tcgen05.mma A descriptor %#x: %v", aVal, p.aTab.err)})
-					return
-				}
-			}
-			p.bTab = smemOperand(bDesc, p.cols, K, bb, id.TransposeB, true)
-			if p.bTab.err != nil {
-				mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Msg: fmt.Sprintf("tcgen05.mma B descriptor %#x: %v", bDesc, p.bTab.err)})
-				return
-			}
-			for _, tab := range []*smemTable{p.aTab, p.bTab} {
-				if tab == nil {
-					continue
-				}
-				for _, ch := range tab.chunks {
-					if int(ch)+16 > len(p.c.Smem) {
-						w.fault(in, l, "tcgen05.mma: a descriptor reads shared bytes [%#x, %#x), beyond the CTA's %d bytes", ch, ch+16, len(p.c.Smem))
-						return
-					}
-					w.asyncReadCheck(in, p.c, ch, 16, "tcgen05.mma")
-					rd = append(rd, region{p.c, ch, 16})
-				}
-			}
-		}
-		// The TMEM lane of each row of a CTA's share (M=64: the lanes
-		// 0-15 of each warp's quarter).
-		lanes := func(p *tcMmaCTA, row int) int {
-			if p.rows == 64 && !p.folded {
-				return 32*(row/16) + row%16
-			}
-			return row
-		}
-		// cellOf is the TMEM cell of D element (row r of p's share, column n).
-		cellOf := func(p *tcMmaCTA, r, n int) int {
-			if p.folded {
-				return (r+64*(n/(N/2)))*tmemCols + dCol + n%(N/2)
-			}
-			return lanes(p, r)*tmemCols + dCol + n
-		}
-		// disable-output-lane: a set bit keeps that TMEM lane's D.
-		var disabled [2][4]uint32
-		for i := range mi.disable {
-			disabled[i/4][i%4] = uint32(w.src(&mi.disable[i], 0)[l])
-		}
-		isDisabled := func(pi, lane int) bool { return disabled[pi][lane/32]>>(lane%32)&1 == 1 }
-		var sfaAddr, sfbAddr uint64
-		if mi.blockScale {
-			sfaAddr = w.src(&mi.sfa, 0)[l] + uint64(mi.sfa.Off)
-			sfbAddr = w.src(&mi.sfb, 0)[l] + uint64(mi.sfb.Off)
-		}
-		key := int32(c.Linear*1024 + 32*w.ID + l)
-		var readCells []struct {
-			t   *tmemState
-			idx int
-		}
-		raceReported := false
-		noteRead := func(t *tmemState, idx int) {
-			if u.race != nil && !raceReported {
-				if e := t.writtenBy[idx]; e.slot >= 0 && !u.race.ordered(e, w.uid) {
-					raceReported = true
-					mach.hazard(Hazard{Kind: HzTmemRace, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-						Msg: fmt.Sprintf("tcgen05.mma reads TMEM (lane %d, column %d: its scale factors or A operand) that %s wrote with tcgen05.cp/st, and that write is not ordered before this MMA was issued",
-							idx/tmemCols, idx%tmemCols, u.race.slotName(e.slot)),
-						Detail:  "another thread's copy into the MMA's TMEM operands must be complete and synchronized (its tcgen05.commit's mbarrier phase, or wait::st and a barrier) before the MMA is issued",
-						Related: mach.Prog.pos(&mach.Prog.Insts[e.pc])})
-				}
-			}
-			t.pendingR[idx]++
-			t.pendingRBy[idx] = key
-			readCells = append(readCells, struct {
-				t   *tmemState
-				idx int
-			}{t, idx})
-		}
-		if mi.blockScale {
-			nsf := dp.ScalesPerRow()
-			switch {
-			case nsf == 4 && id.ScaleAID|id.ScaleBID != 0:
-				mach.hazard(Hazard{Kind: HzTcgenScale, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-					Msg: fmt.Sprintf("block-scaled tcgen05.mma with 4 scale factors per row (.scale_vec::4X) and scale-factor IDs A=%d B=%d: the four bytes fill the 32-bit TMEM cell, so both IDs must be 0", id.ScaleAID, id.ScaleBID)})
-			case nsf == 2 && (id.ScaleAID|id.ScaleBID)&1 != 0:
-				mach.hazard(Hazard{Kind: HzTcgenScale, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-					Msg: fmt.Sprintf("block-scaled tcgen05.mma with 2 scale factors per row (.scale_vec::2X) and scale-factor IDs A=%d B=%d: a pair of bytes starts at byte 0 or 2, so the IDs must be 0 or 2", id.ScaleAID, id.ScaleBID)})
-			}
-			for _, sf := range []struct {
-				what string
-				addr uint64
-				rows int
-				ps   []*tcMmaCTA
-			}{{"A", sfaAddr, 0, parts}, {"B", sfbAddr, N, parts[:1]}} {
-				lane0, col0 := tmemAddr(sf.addr)
-				lane0 &= tmemLanes - 1
-				if lane0 != 0 {
-					mach.hazard(Hazard{Kind: HzTcgenScale, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-						Msg: fmt.Sprintf("the scale-factor %s TMEM address %#x names lane %d: scale factors start at lane 0 (row r of the matrix is lane r %% 128)", sf.what, uint32(sf.addr), lane0)})
-				}
-				for _, p := range sf.ps {
-					t := p.c.tmemState()
-					rows := p.rows
-					if sf.what == "B" {
-						rows = N
-					}
-					ncol := 4*((rows+127)/128) + (nsf-1)/4
-					if !t.allocated(col0, min(ncol, tmemCols-col0)) {
-						mach.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: in.PC, CTA: p.c.ID, Warp: w.ID, Lanes: 1 << l,
-							Msg: fmt.Sprintf("tcgen05.mma reads scale factors %s from TMEM columns [%d, %d), which are not allocated", sf.what, col0, col0+ncol)})
-					}
-					for r := 0; r < rows; r++ {
-						for j := 0; j < nsf; j++ {
-							ln, cl := r%128, col0+4*(r/128)+(r%128)/32+j/4
-							if cl < tmemCols {
-								noteRead(t, ln*tmemCols+cl)
-							}
-						}
-					}
-				}
-			}
-		}
-		if mi.aTmem {
-			aLane, aCol := tmemAddr(aVal)
-			per := 32 / ab
-			for _, p := range parts {
-				t := p.c.tmemState()
-				for r := 0; r < p.rows; r++ {
-					for k := 0; k < K; k += per {
-						if idx := (aLane+lanes(p, r))*tmemCols + aCol + k/per; idx < len(t.cells) {
-							noteRead(t, idx)
-						}
-					}
-				}
-			}
-		}
-		// TMEM the MMA overwrites must not be read by a tcgen05.ld that is
-		// not ordered before this issue (an epilogue still reading the
-		// previous tile's accumulator: a release that does not cover
-		// every reading warp of the pair).
-		if u.race != nil {
-		race:
-			for _, p := range parts {
-				t := p.c.tmemState()
-				for r := 0; r < p.rows; r++ {
-					for n := 0; n < N; n++ {
-						e := t.readBy[cellOf(p, r, n)]
-						if e.slot >= 0 && !u.race.ordered(e, w.uid) {
-							h := Hazard{Kind: HzTmemRace, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-								Msg: fmt.Sprintf("tcgen05.mma overwrites TMEM of CTA %s (lane %d, column %d) that %s read with tcgen05.ld, and that read is not ordered before this MMA was issued",
-									fmtID(p.c.ID), cellOf(p, r, n)/tmemCols, cellOf(p, r, n)%tmemCols, u.race.slotName(e.slot)),
-								Detail:  "the accumulator is reused before every warp that reads it has released it: the MMA's wait must cover an arrival from each reading warp (of both CTAs of a pair: count them in the mbarrier's expected arrivals)",
-								Related: mach.Prog.pos(&mach.Prog.Insts[e.pc])}
-							mach.hazard(h)
-							break race
-						}
-					}
-				}
-			}
-		}
-		uninit := 0
-		for pi, p := range parts {
-			t := p.c.tmemState()
-			for r := 0; r < p.rows; r++ {
-				if len(mi.disable) > 0 && isDisabled(pi, lanes(p, r)) {
-					continue
-				}
-				for n := 0; n < N; n++ {
-					idx := cellOf(p, r, n)
-					t.pendingW[idx]++
-					if enable && !t.written[idx] {
-						uninit++
-					}
-					t.written[idx] = true
-				}
-			}
-		}
-		if uninit > 0 {
-			mach.hazard(Hazard{Kind: HzTmemUninit, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-				Msg:    fmt.Sprintf("tcgen05.mma accumulates (enable-input-d true) into %d TMEM cells at column %d that nothing wrote since tcgen05.alloc: the product is added to garbage", uninit, dCol),
-				Detail: "freshly allocated Tensor Memory is not zeroed: run the first MMA of the tile with enable-input-d false, or write the accumulator (tcgen05.st, tcgen05.cp) first"})
-		}
-		op := &asyncOp{kind: akTcgenMMA, cta: c, w: w, lane: l, tid: 32*w.ID + l, in: in, rd: rd}
-		if u.race != nil {
-			op.issueVC = u.race.issueVC(w)
-			for _, p := range parts {
-				var chunks []uint32
-				for _, tab := range []*smemTable{p.aTab, p.bTab} {
-					if tab != nil {
-						chunks = append(chunks, tab.chunks...)
-					}
-				}
-				hb := u.race.asyncReadRegions(op.issueVC, in, p.c, w.ID, 1<<l, chunks, 0, 0, "tcgen05.mma", w)
-				if p.c == c {
-					op.hbRead = hb
-				}
-				// released by the issuing thread's tcgen05.commit
-				u.race.tcRead(c, op.tid, hb)
-			}
-		}
-		op.desc = fmt.Sprintf("M=%d N=%d K=%d %s×%s→%s into TMEM column %d", M, N, K, dp.A.Name, dp.B.Name, dp.C.Name, dCol)
-		if mi.pair {
-			op.desc += " of the CTA pair"
-		}
-		collector := mi.collector
-		op.run = func(op *asyncOp) {
-			for _, p := range parts {
-				t := p.c.tmemState()
-				for r := 0; r < p.rows; r++ {
-					for n := 0; n < N; n++ {
-						t.pendingW[cellOf(p, r, n)]--
-						t.written[cellOf(p, r, n)] = true
-					}
-				}
-			}
-			for _, rc := range readCells {
-				rc.t.pendingR[rc.idx]--
-			}
-			unwritten := false
-			for _, rc := range readCells {
-				if !rc.t.written[rc.idx] && !unwritten && mi.blockScale {
-					unwritten = true
-					mach.hazard(Hazard{Kind: HzTcgenScale, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID,
-						Msg:    fmt.Sprintf("block-scaled tcgen05.mma reads scale factors from TMEM (lane %d, column %d) that no tcgen05.cp or tcgen05.st wrote", rc.idx/tmemCols, rc.idx%tmemCols),
-						Detail: "the scale-factor TMEM address or the instruction descriptor's scale-factor ID does not match where tcgen05.cp put the scale factors (row r of a 128-row block at lane r, column base + (r/32), one byte per k-block)"})
-				}
-			}
-			a := make([]uint64, M*K)
-			b := make([]uint64, N*K)
-			cc := make([]uint64, M*N)
-			for _, p := range parts {
-				t := p.c.tmemState()
-				if mi.aTmem {
-					aLane, aCol := tmemAddr(aVal)
-					per := 32 / ab
-					for r := 0; r < p.rows; r++ {
-						for k := 0; k < K; k++ {
-							cell := t.cells[(aLane+lanes(p, r))*tmemCols+aCol+k/per]
-							a[(p.row0+r)*K+k] = uint64(cell) >> (uint(k%per) * uint(ab)) & (uint64(1)<<ab - 1)
-						}
-					}
-				} else {
-					for i, ba := range p.aTab.addrs {
-						a[p.row0*K+i] = readBits(p.c.Smem, ba, ab)
-					}
-					p.c.layoutCheck(p.aTab, p.rows, K, id.TransposeA, in, "A", desc.DecodeTCGen05Smem(aVal).Swizzle())
-					p.c.provenanceCheck(p.aTab, p.rows, K, ab, in, "A")
-				}
-				for i, ba := range p.bTab.addrs {
-					b[p.col0*K+i] = readBits(p.c.Smem, ba, bb)
-				}
-				p.c.layoutCheck(p.bTab, p.cols, K, id.TransposeB, in, "B", desc.DecodeTCGen05Smem(bDesc).Swizzle())
-				p.c.provenanceCheck(p.bTab, p.cols, K, bb, in, "B")
-				if enable {
-					for r := 0; r < p.rows; r++ {
-						for n := 0; n < N; n++ {
-							v := uint64(t.cells[cellOf(p, r, n)])
-							if dp.C.Bits == 16 {
-								v &= 0xFFFF
-							}
-							cc[(p.row0+r)*N+n] = v
-						}
-					}
-				}
-			}
-			// The A collector buffer: ::fill keeps this MMA's A, ::use and
-			// ::lastuse read the kept A instead of memory.
-			switch collector {
-			case "fill":
-				w.collectorA = append(w.collectorA[:0], a...)
-			case "use", "lastuse":
-				if len(w.collectorA) == len(a) {
-					copy(a, w.collectorA)
-				} else {
-					mach.hazard(Hazard{Kind: HzTcgenCollector, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID,
-						Msg: "tcgen05.mma .collector::a::" + collector + " with no A matrix of the same shape in the collector buffer (a preceding ::fill)"})
-				}
-				if collector == "lastuse" {
-					w.collectorA = nil
-				}
-			case "discard":
-				w.collectorA = nil
-			}
-			var d []uint64
-			switch {
-			case dp.Block != nil:
-				nsf := dp.ScalesPerRow()
-				sfa := make([]uint64, M*nsf)
-				sfb := make([]uint64, N*nsf)
-				for _, p := range parts {
-					for r := 0; r < p.rows; r++ {
-						for j := 0; j < nsf; j++ {
-							sfa[(p.row0+r)*nsf+j] = tmemScale(p.c.tmemState(), sfaAddr, r, int(id.ScaleAID)+j)
-						}
-					}
-				}
-				sbCTA := parts[0].c.tmemState()
-				for n := 0; n < N; n++ {
-					for j := 0; j < nsf; j++ {
-						sfb[n*nsf+j] = tmemScale(sbCTA, sfbAddr, n, int(id.ScaleBID)+j)
-					}
-				}
-				d = dp.Block.MatMul(M, N, K, a, b, sfa, sfb, cc)
-			default:
-				if mod, ok := dp.Eval.(matMuler); ok {
-					d = mod.MatMul(M, N, K, a, b, cc)
-				} else {
-					d = make([]uint64, M*N)
-					for i := 0; i < M; i++ {
-						for j := 0; j < N; j++ {
-							d[i*N+j] = dp.Eval.Dot(a[i*K:(i+1)*K], b[j*K:(j+1)*K], cc[i*N+j])
-						}
-					}
-				}
-			}
-			for pi, p := range parts {
-				t := p.c.tmemState()
-				for r := 0; r < p.rows; r++ {
-					for n := 0; n < N; n++ {
-						idx := cellOf(p, r, n)
-						if len(mi.disable) > 0 && isDisabled(pi, idx/tmemCols) {
-							continue
-						}
-						t.cells[idx] = uint32(d[(p.row0+r)*N+n])
-					}
-				}
-			}
-		}
-		u.issue(op)
+		x.readDisabled()
+		x.noteScaleReads()
+		x.noteATmemReads()
+		x.checkAccReaders()
+		x.markWrites()
+		x.w.cta.u.issue(x.asyncOp())
 	}
+}
+
+// start reads lane l's operands, checks the instruction descriptor and
+// finds the datapath (nil when the MMA cannot run: a fault).
+func (mi *tcMmaInfo) start(w *Warp, in *Inst, l int) *tcMma {
+	c := w.cta
+	mach := c.u.m
+	x := &tcMma{mi: mi, w: w, in: in, l: l}
+	dAddr := w.src(&mi.d, 0)[l] + uint64(mi.d.Off)
+	x.aVal = w.src(&mi.a, 1)[l] + uint64(mi.a.Off)
+	x.bDesc = w.src(&mi.b, 2)[l]
+	x.idv = uint32(w.src(&mi.idesc, 0)[l])
+	x.enable = w.predVal(&mi.enable)>>l&1 == 1
+	x.id = desc.DecodeIDesc(x.idv, mi.kind)
+	ctaGroup := 1
+	if mi.pair {
+		ctaGroup = 2
+	}
+	ws := desc.No
+	if mi.ws {
+		ws = desc.Yes
+	}
+	for _, f := range x.id.Check(desc.IDescContext{CTAGroup: ctaGroup, WS: ws}) {
+		if f.Severity == desc.Error {
+			mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
+				Msg: fmt.Sprintf("tcgen05.mma instruction descriptor %#x: %s", x.idv, f.Msg)})
+		}
+	}
+	dp, err := datapath.Lookup(mi.key, datapath.TCOptions{IDesc: x.idv, HasIDesc: true, ScaleInputD: mi.scaleD})
+	if err == nil && dp.Eval == nil && dp.Block == nil {
+		err = fmt.Errorf("no datapath for this kind")
+	}
+	if err != nil {
+		w.fault(in, l, "tcgen05.mma: %v (instruction descriptor %#x)", err, x.idv)
+		return nil
+	}
+	x.dp = dp
+	x.M, x.N, x.K = dp.M, dp.N, dp.K
+	x.dLane, x.dCol = tmemAddr(dAddr)
+	x.ab = operandBits(mi.kind, dp.A.Container)
+	x.bb = operandBits(mi.kind, dp.B.Container)
+	if mi.blockScale {
+		x.sfaAddr = w.src(&mi.sfa, 0)[l] + uint64(mi.sfa.Off)
+		x.sfbAddr = w.src(&mi.sfb, 0)[l] + uint64(mi.sfb.Off)
+	}
+	return x
+}
+
+// hazard reports h at the MMA's issue (instruction, CTA, warp, lane).
+func (x *tcMma) hazard(h Hazard) {
+	h.PC, h.CTA, h.Warp, h.Lanes = x.in.PC, x.w.cta.ID, x.w.ID, 1<<x.l
+	x.w.cta.u.m.hazard(h)
+}
+
+// shares finds the CTAs taking part and their shares: one CTA, or the
+// two CTAs of a pair (rows 0..M/2-1 and the first half of B's columns in
+// the even CTA).
+func (x *tcMma) shares() bool {
+	mi, w, c := x.mi, x.w, x.w.cta
+	M, N := x.M, x.N
+	switch {
+	case mi.ws && M == 64:
+		x.parts = []*tcMmaCTA{{c: c, rows: 64, cols: N, folded: true}}
+	case mi.ws && M != 128:
+		w.fault(x.in, x.l, "tcgen05.mma.ws with M=%d is not supported by the simulator (M=64 and M=128 are; the TMEM layout of the .ws M=32 shape is not modelled)", M)
+		return false
+	case !mi.pair && (M == 128 || M == 64):
+		x.parts = []*tcMmaCTA{{c: c, rows: M, cols: N}}
+	case mi.pair && (M == 256 || M == 128):
+		peer := c.peer()
+		if peer == nil {
+			x.hazard(Hazard{Kind: HzCtaGroup, Severity: SevError,
+				Msg: "tcgen05.mma.cta_group::2 in a CTA without a peer: the CTA pair is two CTAs of one cluster whose ranks differ in bit 0"})
+			w.fault(x.in, x.l, "tcgen05.mma.cta_group::2: CTA %s has no peer CTA", fmtID(c.ID))
+			return false
+		}
+		even, odd := c, peer
+		if c.Rank&1 == 1 {
+			even, odd = peer, c
+		}
+		h := M / 2
+		x.parts = []*tcMmaCTA{{c: even, row0: 0, rows: h, col0: 0, cols: N / 2, folded: M == 128},
+			{c: odd, row0: h, rows: h, col0: N / 2, cols: N / 2, folded: M == 128}}
+	default:
+		w.fault(x.in, x.l, "tcgen05.mma .%s with M=%d is not supported by the simulator (cta_group::1 M=64 and M=128, cta_group::2 M=128 and M=256 are)", mi.group, M)
+		return false
+	}
+	return true
+}
+
+// checkAccumulator checks that D is allocated TMEM in every CTA of the
+// MMA (false: it is outside TMEM, a fault).
+func (x *tcMma) checkAccumulator() bool {
+	for _, p := range x.parts {
+		t := p.c.tmemState()
+		width := x.N
+		if p.folded {
+			width = x.N / 2
+		}
+		if !t.allocated(x.dCol, width) || x.dLane != 0 {
+			x.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, CTA: p.c.ID,
+				Msg: fmt.Sprintf("tcgen05.mma writes TMEM columns [%d, %d) at lane %d of CTA %s, which are not allocated (or the lane field is not 0)", x.dCol, x.dCol+width, x.dLane, fmtID(p.c.ID))})
+			if x.dCol+width > tmemCols || x.dLane != 0 {
+				x.w.fault(x.in, x.l, "tcgen05.mma: the accumulator [lane %d, columns %d..%d) is outside TMEM", x.dLane, x.dCol, x.dCol+width)
+				return false
+			}
+		}
+	}
+	if x.mi.aTmem && x.parts[0].folded {
+		x.w.fault(x.in, x.l, "tcgen05.mma with A in TMEM and M=%d (.%s) is not supported by the simulator", x.M, x.mi.group)
+		return false
+	}
+	return true
+}
+
+// operandTables resolves the shared-memory descriptors of A and B into
+// the byte addresses of every element, per CTA, and checks the chunks they
+// read against copies in flight.
+func (x *tcMma) operandTables() bool {
+	mach := x.w.cta.u.m
+	c, w, in, l := x.w.cta, x.w, x.in, x.l
+	for _, p := range x.parts {
+		if !x.mi.aTmem {
+			p.aTab = smemOperand(x.aVal, p.rows, x.K, x.ab, x.id.TransposeA, true)
+			if p.aTab.err != nil {
+				mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Msg: fmt.Sprintf("tcgen05.mma A descriptor %#x: %v", x.aVal, p.aTab.err)})
+				return false
+			}
+		}
+		p.bTab = smemOperand(x.bDesc, p.cols, x.K, x.bb, x.id.TransposeB, true)
+		if p.bTab.err != nil {
+			mach.hazard(Hazard{Kind: HzWgmmaDesc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Msg: fmt.Sprintf("tcgen05.mma B descriptor %#x: %v", x.bDesc, p.bTab.err)})
+			return false
+		}
+		for _, tab := range []*smemTable{p.aTab, p.bTab} {
+			if tab == nil {
+				continue
+			}
+			for _, ch := range tab.chunks {
+				if int(ch)+16 > len(p.c.Smem) {
+					w.fault(in, l, "tcgen05.mma: a descriptor reads shared bytes [%#x, %#x), beyond the CTA's %d bytes", ch, ch+16, len(p.c.Smem))
+					return false
+				}
+				w.asyncReadCheck(in, p.c, ch, 16, "tcgen05.mma")
+				x.rd = append(x.rd, region{p.c, ch, 16})
+			}
+		}
+	}
+	return true
+}
+
+// lane is the TMEM lane of row row of a CTA's share (M=64: the lanes 0-15
+// of each warp's quarter).
+func (x *tcMma) lane(p *tcMmaCTA, row int) int {
+	if p.rows == 64 && !p.folded {
+		return 32*(row/16) + row%16
+	}
+	return row
+}
+
+// cellOf is the TMEM cell of D element (row r of p's share, column n).
+func (x *tcMma) cellOf(p *tcMmaCTA, r, n int) int {
+	if p.folded {
+		h := x.N / 2
+		return (r+64*(n/h))*tmemCols + x.dCol + n%h
+	}
+	return x.lane(p, r)*tmemCols + x.dCol + n
+}
+
+// readDisabled reads the disable-output-lane words.
+func (x *tcMma) readDisabled() {
+	for i := range x.mi.disable {
+		x.disabled[i/4][i%4] = uint32(x.w.src(&x.mi.disable[i], 0)[x.l])
+	}
+}
+
+// isDisabled reports whether disable-output-lane keeps TMEM lane lane of
+// the pi'th CTA of the MMA.
+func (x *tcMma) isDisabled(pi, lane int) bool {
+	return len(x.mi.disable) > 0 && x.disabled[pi][lane/32]>>(lane%32)&1 == 1
+}
+
+// key is the issuing thread (CTA linear·1024 + tid).
+func (x *tcMma) key() int32 { return int32(x.w.cta.Linear*1024 + 32*x.w.ID + x.l) }
+
+// noteRead records a TMEM cell the MMA reads (scale factors, A) and
+// checks that another thread's write of it is ordered before the issue.
+func (x *tcMma) noteRead(t *tmemState, idx int) {
+	u := x.w.cta.u
+	if u.race != nil && !x.raceReported {
+		if e := t.writtenBy[idx]; e.slot >= 0 && !u.race.ordered(e, x.w.uid) {
+			x.raceReported = true
+			x.hazard(Hazard{Kind: HzTmemRace, Severity: SevError,
+				Msg: fmt.Sprintf("tcgen05.mma reads TMEM (lane %d, column %d: its scale factors or A operand) that %s wrote with tcgen05.cp/st, and that write is not ordered before this MMA was issued",
+					idx/tmemCols, idx%tmemCols, u.race.slotName(e.slot)),
+				Detail:  "another thread's copy into the MMA's TMEM operands must be complete and synchronized (its tcgen05.commit's mbarrier phase, or wait::st and a barrier) before the MMA is issued",
+				Related: u.m.Prog.pos(&u.m.Prog.Insts[e.pc])})
+		}
+	}
+	t.pendingR[idx]++
+	t.pendingRBy[idx] = x.key()
+	x.readCells = append(x.readCells, tmemCell{t, idx})
+}
+
+// noteScaleReads checks the scale-factor IDs and addresses of a
+// block-scaled MMA and records the cells it reads.
+func (x *tcMma) noteScaleReads() {
+	if !x.mi.blockScale {
+		return
+	}
+	id := x.id
+	nsf := x.dp.ScalesPerRow()
+	switch {
+	case nsf == 4 && id.ScaleAID|id.ScaleBID != 0:
+		x.hazard(Hazard{Kind: HzTcgenScale, Severity: SevError,
+			Msg: fmt.Sprintf("block-scaled tcgen05.mma with 4 scale factors per row (.scale_vec::4X) and scale-factor IDs A=%d B=%d: the four bytes fill the 32-bit TMEM cell, so both IDs must be 0", id.ScaleAID, id.ScaleBID)})
+	case nsf == 2 && (id.ScaleAID|id.ScaleBID)&1 != 0:
+		x.hazard(Hazard{Kind: HzTcgenScale, Severity: SevError,
+			Msg: fmt.Sprintf("block-scaled tcgen05.mma with 2 scale factors per row (.scale_vec::2X) and scale-factor IDs A=%d B=%d: a pair of bytes starts at byte 0 or 2, so the IDs must be 0 or 2", id.ScaleAID, id.ScaleBID)})
+	}
+	for _, sf := range []struct {
+		what string
+		addr uint64
+		ps   []*tcMmaCTA
+	}{{"A", x.sfaAddr, x.parts}, {"B", x.sfbAddr, x.parts[:1]}} {
+		lane0, col0 := tmemAddr(sf.addr)
+		lane0 &= tmemLanes - 1
+		if lane0 != 0 {
+			x.hazard(Hazard{Kind: HzTcgenScale, Severity: SevError,
+				Msg: fmt.Sprintf("the scale-factor %s TMEM address %#x names lane %d: scale factors start at lane 0 (row r of the matrix is lane r %% 128)", sf.what, uint32(sf.addr), lane0)})
+		}
+		for _, p := range sf.ps {
+			t := p.c.tmemState()
+			rows := p.rows
+			if sf.what == "B" {
+				rows = x.N
+			}
+			ncol := 4*((rows+127)/128) + (nsf-1)/4
+			if !t.allocated(col0, min(ncol, tmemCols-col0)) {
+				x.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, CTA: p.c.ID,
+					Msg: fmt.Sprintf("tcgen05.mma reads scale factors %s from TMEM columns [%d, %d), which are not allocated", sf.what, col0, col0+ncol)})
+			}
+			for r := 0; r < rows; r++ {
+				for j := 0; j < nsf; j++ {
+					ln, cl := r%128, col0+4*(r/128)+(r%128)/32+j/4
+					if cl < tmemCols {
+						x.noteRead(t, ln*tmemCols+cl)
+					}
+				}
+			}
+		}
+	}
+}
+
+// noteATmemReads records the cells of an A operand in TMEM.
+func (x *tcMma) noteATmemReads() {
+	if !x.mi.aTmem {
+		return
+	}
+	aLane, aCol := tmemAddr(x.aVal)
+	per := 32 / x.ab
+	for _, p := range x.parts {
+		t := p.c.tmemState()
+		for r := 0; r < p.rows; r++ {
+			for k := 0; k < x.K; k += per {
+				if idx := (aLane+x.lane(p, r))*tmemCols + aCol + k/per; idx < len(t.cells) {
+					x.noteRead(t, idx)
+				}
+			}
+		}
+	}
+}
+
+// checkAccReaders: TMEM the MMA overwrites must not be read by a
+// tcgen05.ld that is not ordered before this issue (an epilogue still
+// reading the previous tile's accumulator: a release that does not cover
+// every reading warp of the pair).
+func (x *tcMma) checkAccReaders() {
+	u := x.w.cta.u
+	if u.race == nil {
+		return
+	}
+	for _, p := range x.parts {
+		t := p.c.tmemState()
+		for r := 0; r < p.rows; r++ {
+			for n := 0; n < x.N; n++ {
+				idx := x.cellOf(p, r, n)
+				e := t.readBy[idx]
+				if e.slot >= 0 && !u.race.ordered(e, x.w.uid) {
+					x.hazard(Hazard{Kind: HzTmemRace, Severity: SevError,
+						Msg: fmt.Sprintf("tcgen05.mma overwrites TMEM of CTA %s (lane %d, column %d) that %s read with tcgen05.ld, and that read is not ordered before this MMA was issued",
+							fmtID(p.c.ID), idx/tmemCols, idx%tmemCols, u.race.slotName(e.slot)),
+						Detail:  "the accumulator is reused before every warp that reads it has released it: the MMA's wait must cover an arrival from each reading warp (of both CTAs of a pair: count them in the mbarrier's expected arrivals)",
+						Related: u.m.Prog.pos(&u.m.Prog.Insts[e.pc])})
+					return
+				}
+			}
+		}
+	}
+}
+
+// markWrites marks D's cells in flight and reports an accumulation into
+// cells nothing wrote.
+func (x *tcMma) markWrites() {
+	uninit := 0
+	for pi, p := range x.parts {
+		t := p.c.tmemState()
+		for r := 0; r < p.rows; r++ {
+			if x.isDisabled(pi, x.lane(p, r)) {
+				continue
+			}
+			for n := 0; n < x.N; n++ {
+				idx := x.cellOf(p, r, n)
+				t.pendingW[idx]++
+				if x.enable && !t.written[idx] {
+					uninit++
+				}
+				t.written[idx] = true
+			}
+		}
+	}
+	if uninit > 0 {
+		x.hazard(Hazard{Kind: HzTmemUninit,
+			Msg:    fmt.Sprintf("tcgen05.mma accumulates (enable-input-d true) into %d TMEM cells at column %d that nothing wrote since tcgen05.alloc: the product is added to garbage", uninit, x.dCol),
+			Detail: "freshly allocated Tensor Memory is not zeroed: run the first MMA of the tile with enable-input-d false, or write the accumulator (tcgen05.st, tcgen05.cp) first"})
+	}
+}
+
+// asyncOp makes the operation the unit completes by schedule, with the
+// happens-before records of its shared-memory reads.
+func (x *tcMma) asyncOp() *asyncOp {
+	c, w, u := x.w.cta, x.w, x.w.cta.u
+	op := &asyncOp{kind: akTcgenMMA, cta: c, w: w, lane: x.l, tid: 32*w.ID + x.l, in: x.in, rd: x.rd}
+	if u.race != nil {
+		op.issueVC = u.race.issueVC(w)
+		for _, p := range x.parts {
+			var chunks []uint32
+			for _, tab := range []*smemTable{p.aTab, p.bTab} {
+				if tab != nil {
+					chunks = append(chunks, tab.chunks...)
+				}
+			}
+			hb := u.race.asyncReadRegions(op.issueVC, x.in, p.c, w.ID, 1<<x.l, chunks, 0, 0, "tcgen05.mma", w)
+			if p.c == c {
+				op.hbRead = hb
+			}
+			// released by the issuing thread's tcgen05.commit
+			u.race.tcRead(c, op.tid, hb)
+		}
+	}
+	op.desc = fmt.Sprintf("M=%d N=%d K=%d %s×%s→%s into TMEM column %d", x.M, x.N, x.K, x.dp.A.Name, x.dp.B.Name, x.dp.C.Name, x.dCol)
+	if x.mi.pair {
+		op.desc += " of the CTA pair"
+	}
+	op.run = x.complete
+	return op
 }
 
 // tmemScale reads the scale factor of row r (of A, or column r of B) for

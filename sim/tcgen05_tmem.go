@@ -475,6 +475,26 @@ func tcCpShapeOf(x *ptx.Instruction) (tcCpShape, error) {
 	return tcCpShape{}, fmt.Errorf("tcgen05.cp: unknown shape (want .128x256b, .128x128b, .4x256b, .64x128b.warpx2::02_13, .64x128b.warpx2::01_23 or .32x128b.warpx4)")
 }
 
+// tcCpInfo is a decoded tcgen05.cp.
+type tcCpInfo struct {
+	shape   tcCpShape
+	srcBits int // the source elements' width: 8, or 6 and 4 with decompression
+	pair    bool
+}
+
+// tcCp is one issued tcgen05.cp: the lane that issued it, the CTAs whose
+// TMEM it writes and its source table.
+type tcCp struct {
+	ci        *tcCpInfo
+	w         *Warp
+	in        *Inst
+	l         int
+	lane, col int // the TMEM address
+	ctas      []*CTA
+	tab       *smemTable
+	rd        []region
+}
+
 func decTcCp(d *decoder) error {
 	d.c.p.hasTcgen05 = true
 	x := d.x
@@ -482,15 +502,14 @@ func decTcCp(d *decoder) error {
 	if err != nil {
 		return err
 	}
+	ci := &tcCpInfo{shape: sh, srcBits: 8, pair: x.ModPrefix("cta_group::") == "cta_group::2"}
 	// Decompression: source elements of srcBits widened into bytes.
-	srcBits := 8
 	switch {
 	case x.Has("b6x16_p32"):
-		srcBits = 6
+		ci.srcBits = 6
 	case x.Has("b4x16_p64"):
-		srcBits = 4
+		ci.srcBits = 4
 	}
-	pair := x.ModPrefix("cta_group::") == "cta_group::2"
 	a, err := d.memAddr(x.Operands[0])
 	if err != nil {
 		return err
@@ -500,132 +519,190 @@ func decTcCp(d *decoder) error {
 		return err
 	}
 	d.in.src = []Opnd{a, s}
-	d.in.fn = func(w *Warp, in *Inst, m uint32) {
-		c := w.cta
-		u := c.u
-		for mm := m; mm != 0; mm &= mm - 1 {
-			l := bits.TrailingZeros32(mm)
-			w.tcIssue(in, 1<<l, true)
-			lane, col := tmemAddr(w.src(&in.src[0], 0)[l] + uint64(in.src[0].Off))
-			sd := w.src(&in.src[1], 1)[l]
-			ctas := []*CTA{c}
-			if pair {
-				p := c.peer()
-				if p == nil {
-					w.fault(in, l, "tcgen05.cp.cta_group::2: CTA %s has no peer CTA", fmtID(c.ID))
-					return
-				}
-				ctas = append(ctas, p)
+	d.in.ext = ci
+	d.in.fn = execTcCp
+	return nil
+}
+
+func execTcCp(w *Warp, in *Inst, m uint32) {
+	ci := in.ext.(*tcCpInfo)
+	for mm := m; mm != 0; mm &= mm - 1 {
+		l := bits.TrailingZeros32(mm)
+		w.tcIssue(in, 1<<l, true)
+		x := ci.start(w, in, l)
+		if x == nil {
+			return
+		}
+		x.checkAlloc()
+		x.checkReuse()
+		x.raceWrites()
+		w.cta.u.issue(x.asyncOp())
+	}
+}
+
+// start reads lane l's operands and resolves the source descriptor (nil
+// on a fault).
+func (ci *tcCpInfo) start(w *Warp, in *Inst, l int) *tcCp {
+	c := w.cta
+	sh := ci.shape
+	x := &tcCp{ci: ci, w: w, in: in, l: l}
+	x.lane, x.col = tmemAddr(w.src(&in.src[0], 0)[l] + uint64(in.src[0].Off))
+	sd := w.src(&in.src[1], 1)[l]
+	x.ctas = []*CTA{c}
+	if ci.pair {
+		p := c.peer()
+		if p == nil {
+			w.fault(in, l, "tcgen05.cp.cta_group::2: CTA %s has no peer CTA", fmtID(c.ID))
+			return nil
+		}
+		x.ctas = append(x.ctas, p)
+	}
+	// The source: rows × (bytesPerRow · srcBits/8) bytes.
+	srcBytes := sh.bytesPerRow * ci.srcBits / 8
+	rl := max(sh.rows, 8)
+	x.tab = smemOperand(sd, rl, srcBytes, 8, false, true)
+	if x.tab.err != nil {
+		w.fault(in, l, "tcgen05.cp: source descriptor %#x: %v", sd, x.tab.err)
+		return nil
+	}
+	for _, cc := range x.ctas {
+		for _, ch := range x.tab.chunks {
+			if int(ch)+16 > len(cc.Smem) {
+				w.fault(in, l, "tcgen05.cp reads shared bytes beyond the CTA's shared memory")
+				return nil
 			}
-			// The source: rows × (bytesPerRow · srcBits/8) bytes.
-			srcBytes := sh.bytesPerRow * srcBits / 8
-			rl := max(sh.rows, 8)
-			tab := smemOperand(sd, rl, srcBytes, 8, false, true)
-			if tab.err != nil {
-				w.fault(in, l, "tcgen05.cp: source descriptor %#x: %v", sd, tab.err)
-				return
-			}
-			var rd []region
-			for _, cc := range ctas {
-				for _, ch := range tab.chunks {
-					if int(ch)+16 > len(cc.Smem) {
-						w.fault(in, l, "tcgen05.cp reads shared bytes beyond the CTA's shared memory")
-						return
-					}
-					w.asyncReadCheck(in, cc, ch, 16, "tcgen05.cp")
-					rd = append(rd, region{cc, ch, 16})
-				}
-			}
-			for _, cc := range ctas {
-				t := cc.tmemState()
-				if !t.allocated(col, sh.bytesPerRow/4) {
-					u.m.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: in.PC, CTA: cc.ID, Warp: w.ID, Lanes: 1 << l,
-						Msg: fmt.Sprintf("tcgen05.cp writes TMEM columns [%d, %d), which are not allocated", col, col+sh.bytesPerRow/4)})
-				}
-			reuse:
-				for r := 0; r < sh.rows; r++ {
-					for _, dl := range sh.dest(r) {
-						for k := 0; k < sh.bytesPerRow/4; k++ {
-							if idx := (lane+dl)*tmemCols + col + k; lane+dl < tmemLanes && col+k < tmemCols && t.pendingR[idx] > 0 && t.pendingRBy[idx] != int32(c.Linear*1024+32*w.ID+l) {
-								u.m.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: in.PC, CTA: cc.ID, Warp: w.ID, Lanes: 1 << l,
-									Msg:    fmt.Sprintf("tcgen05.cp overwrites TMEM (lane %d, column %d) that an in-flight tcgen05.mma still reads (its scale factors or A operand)", lane+dl, col+k),
-									Detail: "tcgen05.cp and tcgen05.mma issued by one thread run in order, but an MMA issued by another thread is only done once its tcgen05.commit mbarrier phase completes: wait for it before refilling the MMA's TMEM operands"})
-								break reuse
-							}
-						}
-					}
-				}
-			}
-			if u.race != nil {
-				vc := u.race.vc[w.uid]
-				e := epoch{slot: int32(w.uid), clock: vc[w.uid], pc: int32(in.PC)}
-				reported := false
-				for _, cc := range ctas {
-					t := cc.tmemState()
-					for r := 0; r < sh.rows; r++ {
-						for _, dl := range sh.dest(r) {
-							for k := 0; k < sh.bytesPerRow/4; k++ {
-								if lane+dl >= tmemLanes || col+k >= tmemCols {
-									continue
-								}
-								idx := (lane+dl)*tmemCols + col + k
-								if o := t.writtenBy[idx]; !reported && o.slot >= 0 && !u.race.ordered(o, w.uid) {
-									reported = true
-									u.m.hazard(Hazard{Kind: HzTmemRace, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: 1 << l,
-										Msg: fmt.Sprintf("tcgen05.cp writes TMEM of CTA %s (lane %d, column %d) that %s also wrote with tcgen05.cp/st, with no synchronization between the two writes",
-											fmtID(cc.ID), idx/tmemCols, idx%tmemCols, u.race.slotName(o.slot)),
-										Detail:  "which copy lands last is undefined: order the refill after the consumer of the first copy (the MMA's tcgen05.commit mbarrier phase)",
-										Related: u.m.Prog.pos(&u.m.Prog.Insts[o.pc])})
-								}
-								t.writtenBy[idx] = e
-							}
-						}
-					}
-				}
-			}
-			op := &asyncOp{kind: akTcgenCp, cta: c, w: w, lane: l, tid: 32*w.ID + l, in: in, rd: rd,
-				desc: fmt.Sprintf("%d rows × %d bytes → TMEM lane %d column %d", sh.rows, sh.bytesPerRow, lane, col)}
-			if u.race != nil {
-				op.issueVC = u.race.issueVC(w)
-				chunks := make([]uint32, 0, len(tab.chunks))
-				chunks = append(chunks, tab.chunks...)
-				op.hbRead = u.race.asyncReadRegions(op.issueVC, in, c, w.ID, 1<<l, chunks, 0, 0, "tcgen05.cp", w)
-				u.race.tcRead(c, op.tid, op.hbRead)
-			}
-			op.run = func(op *asyncOp) {
-				for _, cc := range ctas {
-					t := cc.tmemState()
-					for r := 0; r < sh.rows; r++ {
-						row := make([]byte, sh.bytesPerRow)
-						for e := 0; e < sh.bytesPerRow; e++ {
-							if srcBits == 8 {
-								row[e] = cc.Smem[tab.addrs[r*srcBytes+e]/8]
-								continue
-							}
-							// element e of srcBits bits, little-endian bit order
-							var v byte
-							for b := 0; b < srcBits; b++ {
-								bit := e*srcBits + b
-								ba := tab.addrs[r*srcBytes+bit/8] + uint32(bit%8)
-								v |= (cc.Smem[ba/8] >> (ba % 8) & 1) << b
-							}
-							row[e] = v
-						}
-						for _, dl := range sh.dest(r) {
-							for k := 0; k < sh.bytesPerRow/4; k++ {
-								if lane+dl < tmemLanes && col+k < tmemCols {
-									t.cells[(lane+dl)*tmemCols+col+k] = uint32(row[4*k]) | uint32(row[4*k+1])<<8 | uint32(row[4*k+2])<<16 | uint32(row[4*k+3])<<24
-									t.written[(lane+dl)*tmemCols+col+k] = true
-								}
-							}
-						}
-					}
-				}
-			}
-			u.issue(op)
+			w.asyncReadCheck(in, cc, ch, 16, "tcgen05.cp")
+			x.rd = append(x.rd, region{cc, ch, 16})
 		}
 	}
-	return nil
+	return x
+}
+
+// cells visits every TMEM cell the copy writes in t, in order.
+func (x *tcCp) cells(visit func(idx int) bool) {
+	sh := x.ci.shape
+	for r := 0; r < sh.rows; r++ {
+		for _, dl := range sh.dest(r) {
+			for k := 0; k < sh.bytesPerRow/4; k++ {
+				if x.lane+dl >= tmemLanes || x.col+k >= tmemCols {
+					continue
+				}
+				if !visit((x.lane+dl)*tmemCols + x.col + k) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// checkAlloc reports a destination that is not allocated.
+func (x *tcCp) checkAlloc() {
+	n := x.ci.shape.bytesPerRow / 4
+	for _, cc := range x.ctas {
+		if !cc.tmemState().allocated(x.col, n) {
+			x.w.cta.u.m.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: x.in.PC, CTA: cc.ID, Warp: x.w.ID, Lanes: 1 << x.l,
+				Msg: fmt.Sprintf("tcgen05.cp writes TMEM columns [%d, %d), which are not allocated", x.col, x.col+n)})
+		}
+	}
+}
+
+// checkReuse reports TMEM that an in-flight MMA of another thread still
+// reads (its scale factors or A operand).
+func (x *tcCp) checkReuse() {
+	c, w, l := x.w.cta, x.w, x.l
+	key := int32(c.Linear*1024 + 32*w.ID + l)
+	for _, cc := range x.ctas {
+		t := cc.tmemState()
+		x.cells(func(idx int) bool {
+			if t.pendingR[idx] > 0 && t.pendingRBy[idx] != key {
+				c.u.m.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: x.in.PC, CTA: cc.ID, Warp: w.ID, Lanes: 1 << l,
+					Msg:    fmt.Sprintf("tcgen05.cp overwrites TMEM (lane %d, column %d) that an in-flight tcgen05.mma still reads (its scale factors or A operand)", idx/tmemCols, idx%tmemCols),
+					Detail: "tcgen05.cp and tcgen05.mma issued by one thread run in order, but an MMA issued by another thread is only done once its tcgen05.commit mbarrier phase completes: wait for it before refilling the MMA's TMEM operands"})
+				return false
+			}
+			return true
+		})
+	}
+}
+
+// raceWrites checks the copy against other threads' unordered writes of
+// the same TMEM and records it as the cells' last writer.
+func (x *tcCp) raceWrites() {
+	u := x.w.cta.u
+	if u.race == nil {
+		return
+	}
+	w := x.w
+	e := epoch{slot: int32(w.uid), clock: u.race.vc[w.uid][w.uid], pc: int32(x.in.PC)}
+	reported := false
+	for _, cc := range x.ctas {
+		t := cc.tmemState()
+		x.cells(func(idx int) bool {
+			if o := t.writtenBy[idx]; !reported && o.slot >= 0 && !u.race.ordered(o, w.uid) {
+				reported = true
+				u.m.hazard(Hazard{Kind: HzTmemRace, Severity: SevError, PC: x.in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << x.l,
+					Msg: fmt.Sprintf("tcgen05.cp writes TMEM of CTA %s (lane %d, column %d) that %s also wrote with tcgen05.cp/st, with no synchronization between the two writes",
+						fmtID(cc.ID), idx/tmemCols, idx%tmemCols, u.race.slotName(o.slot)),
+					Detail:  "which copy lands last is undefined: order the refill after the consumer of the first copy (the MMA's tcgen05.commit mbarrier phase)",
+					Related: u.m.Prog.pos(&u.m.Prog.Insts[o.pc])})
+			}
+			t.writtenBy[idx] = e
+			return true
+		})
+	}
+}
+
+// asyncOp makes the operation the unit completes by schedule.
+func (x *tcCp) asyncOp() *asyncOp {
+	c, w, u := x.w.cta, x.w, x.w.cta.u
+	sh := x.ci.shape
+	op := &asyncOp{kind: akTcgenCp, cta: c, w: w, lane: x.l, tid: 32*w.ID + x.l, in: x.in, rd: x.rd,
+		desc: fmt.Sprintf("%d rows × %d bytes → TMEM lane %d column %d", sh.rows, sh.bytesPerRow, x.lane, x.col)}
+	if u.race != nil {
+		op.issueVC = u.race.issueVC(w)
+		chunks := make([]uint32, 0, len(x.tab.chunks))
+		chunks = append(chunks, x.tab.chunks...)
+		op.hbRead = u.race.asyncReadRegions(op.issueVC, x.in, c, w.ID, 1<<x.l, chunks, 0, 0, "tcgen05.cp", w)
+		u.race.tcRead(c, op.tid, op.hbRead)
+	}
+	op.run = x.complete
+	return op
+}
+
+// complete copies the rows (widening decompressed elements into bytes)
+// into every CTA's TMEM.
+func (x *tcCp) complete(op *asyncOp) {
+	sh, srcBits, tab := x.ci.shape, x.ci.srcBits, x.tab
+	srcBytes := sh.bytesPerRow * srcBits / 8
+	for _, cc := range x.ctas {
+		t := cc.tmemState()
+		for r := 0; r < sh.rows; r++ {
+			row := make([]byte, sh.bytesPerRow)
+			for e := 0; e < sh.bytesPerRow; e++ {
+				if srcBits == 8 {
+					row[e] = cc.Smem[tab.addrs[r*srcBytes+e]/8]
+					continue
+				}
+				// element e of srcBits bits, little-endian bit order
+				var v byte
+				for b := 0; b < srcBits; b++ {
+					bit := e*srcBits + b
+					ba := tab.addrs[r*srcBytes+bit/8] + uint32(bit%8)
+					v |= (cc.Smem[ba/8] >> (ba % 8) & 1) << b
+				}
+				row[e] = v
+			}
+			for _, dl := range sh.dest(r) {
+				for k := 0; k < sh.bytesPerRow/4; k++ {
+					if x.lane+dl < tmemLanes && x.col+k < tmemCols {
+						idx := (x.lane+dl)*tmemCols + x.col + k
+						t.cells[idx] = uint32(row[4*k]) | uint32(row[4*k+1])<<8 | uint32(row[4*k+2])<<16 | uint32(row[4*k+3])<<24
+						t.written[idx] = true
+					}
+				}
+			}
+		}
+	}
 }
 
 func decTcShift(d *decoder) error {
