@@ -55,3 +55,32 @@ func TestLimitsBetweenUnits(t *testing.T) {
 		})
 	}
 }
+
+// A launch whose buffers need more memory than the machine can allocate
+// fails before anything is allocated, even under a raised MaxMemory; a
+// small launch is never refused on the estimate.
+func TestMemoryAvailable(t *testing.T) {
+	for _, tc := range []struct {
+		size      string
+		available int64
+		want      string
+	}{
+		{"68719476736", 8 << 30, "the launch's buffers need 68719476736 bytes of global memory, more than the 8589934592 bytes this machine can allocate now (Options.MemoryAvailable); the simulator allocates every buffer in full"},
+		{"1048576", 1, ""}, // below the size that is checked
+	} {
+		l := &launch.Launch{Grid: launch.Dim3{1, 1, 1}, Block: launch.Dim3{32, 1, 1}}
+		p, err := launch.ParseParam("out=buf:size=" + tc.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Buffers = append(l.Buffers, p)
+		_, err = Prepare("one.ptx", []byte(oneInstruction), l, Options{MaxMemory: 1 << 40, MemoryAvailable: tc.available})
+		var me *MemoryLimitError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("size %s: %v", tc.size, err)
+		case tc.want != "" && (!errors.As(err, &me) || err.Error() != tc.want):
+			t.Errorf("size %s: Prepare = %v, want %q", tc.size, err, tc.want)
+		}
+	}
+}

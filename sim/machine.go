@@ -84,6 +84,11 @@ type Options struct {
 	// DefaultMaxMemory), so that a huge size= fails before anything is
 	// allocated.
 	MaxMemory int64
+	// MemoryAvailable is the memory the machine can give the buffers, in
+	// bytes: a launch of 256 MiB or more that needs more fails before
+	// anything is allocated. 0 asks the operating system
+	// (internal/sysmem); a negative value skips the check.
+	MemoryAvailable int64
 	// Deadline, when set, stops the run with a LimitError once the wall
 	// clock passes it (checked every 1024 instructions of a unit and
 	// whenever a unit starts or finishes).
@@ -204,6 +209,9 @@ func NewMachine(p *Program, b *launch.Binding, opts Options) (*Machine, error) {
 	}
 	if total > limit {
 		return nil, &MemoryLimitError{Need: total, Limit: limit}
+	}
+	if err := opts.checkAvailable(total); err != nil {
+		return nil, err
 	}
 	total = 0
 	// Placed buffers first, then the others around them.

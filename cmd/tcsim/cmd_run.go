@@ -63,7 +63,8 @@ description as 'tcsim gpu run' and prints the --out buffers the same way.
   --max-steps N    stop with an error after N warp-instructions
   --timeout D      stop with an error after D of wall-clock time (30s, 2m)
   --max-memory N   bytes of global memory the launch's buffers may take in
-                   all (default 4 GiB)
+                   all (default 4 GiB); a launch of 256 MiB or more that needs
+                   more than the machine can allocate now fails up front too
   --schedule S     lazy (default: asynchronous work completes at the wait that
                    needs it), latest (copies too), eager (at issue), or random
                    (seeded interleavings; --seed N)
@@ -92,7 +93,7 @@ Example:
 			fs.StringVar(&o.until, "until", "", "stop at `SPEC` (line, label, pc:N) or after the first \"hazard\"")
 			fs.Int64Var(&o.maxSteps, "max-steps", 0, "stop after `N` warp-instructions (0: 2^32)")
 			fs.DurationVar(&o.timeout, "timeout", 0, "stop after `D` of wall-clock time, e.g. 30s (0: no limit)")
-			fs.Int64Var(&o.maxMemory, "max-memory", 0, "global memory the buffers may take, in `BYTES` (0: 4 GiB)")
+			fs.Int64Var(&o.maxMemory, "max-memory", 0, "global memory the buffers may take, in `BYTES` (0: 4 GiB; never more than the machine can allocate)")
 			fs.StringVar(&o.schedule, "schedule", "lazy", "`mode`: lazy, latest, eager or random")
 			fs.Uint64Var(&o.seed, "seed", 1, "seed of the random schedule")
 			fs.IntVar(&o.workers, "workers", 0, "CTAs simulated at once (0: every core)")

@@ -156,6 +156,13 @@ func simHostileCases(t *testing.T) []hostileCase {
 	run("gzip bomb beyond size=", "larger than 256 KiB (the buffer's size=262144, decompressed)", map[string]string{"bomb.bin.gz": gz(64 << 20)}, "--launch", launchJSON, "--param", "C=buf:in=@bomb.bin.gz,size=262144", "-q")
 	run("ptx /dev/zero", "/dev/zero: larger than 64 MiB, the most tcsim reads from a PTX file", map[string]string{"zero.json": `{"ptx": "/dev/zero", "grid": [1, 1, 1], "block": [32, 1, 1]}`}, "--launch", "@zero.json")
 	run("buffer of 2^36 bytes", "the simulator holds at most 4294967296 (--max-memory BYTES raises the limit)", nil, "--launch", launchJSON, "--param", "C=buf:size=68719476736", "-q")
+	// more than any machine has: refused before anything is allocated
+	huge := []string{"--launch", launchJSON, "--max-memory", "4611686018427387904", "-q"}
+	for i := range 256 {
+		huge = append(huge, "--buffer", fmt.Sprintf("x%d=buf:size=68719476736", i))
+	}
+	run("256 buffers of 2^36 bytes under a raised --max-memory", "bytes this machine can allocate now", nil, huge...)
+	cs[len(cs)-1].code = 2
 	run("grid of 2^48 CTAs", "stopped at the --max-steps limit of 3000 warp-instructions", nil, "--launch", launchJSON, "--grid", "65535,65535,65535", "--max-steps", "3000", "-q")
 	run("grid of 10^8 CTAs", "stopped at the time limit (--timeout)", nil, "--launch", launchJSON, "--grid", "100000000", "--timeout", "300ms", "-q")
 	// a one-instruction kernel never reaches the 1024-instruction points
