@@ -63,3 +63,23 @@ func TestDumpRoundTrip(t *testing.T) {
 		t.Errorf("explicit operands not kept")
 	}
 }
+
+// TestHalfCodec: the 16-bit forms widen their operands and round their
+// float64 references through isa/numfmt; every f16 and bf16 pattern widens
+// to the f32 that rounds back to it (NaNs to a NaN, which rounds to the
+// canonical 0x7FFF).
+func TestHalfCodec(t *testing.T) {
+	for _, bf := range []bool{false, true} {
+		for h := range 1 << 16 {
+			w := halfToF32(uint16(h), bf)
+			back := f32ToHalf(w, bf)
+			nan := isNaN32(w)
+			if isHalfNaN := h&0x7FFF > map[bool]int{false: 0x7C00, true: 0x7F80}[bf]; isHalfNaN != nan {
+				t.Fatalf("bf16=%v %#04x widens to %#08x: NaN %v", bf, h, w, nan)
+			}
+			if !nan && back != uint16(h) || nan && back != nan16 {
+				t.Fatalf("bf16=%v %#04x widens to %#08x, which rounds back to %#04x", bf, h, w, back)
+			}
+		}
+	}
+}
