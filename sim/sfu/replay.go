@@ -1,6 +1,9 @@
 package sfu
 
-import "fmt"
+import (
+	"fmt"
+	"hash/fnv"
+)
 
 // Status says how far the model of f is verified: "bit-exact" or its
 // measured agreement.
@@ -64,7 +67,7 @@ func ReplayRecord(rec *HashRecord, all bool, n int, seed uint64) (*ReplayResult,
 	}
 	var chunks []int
 	if !all {
-		chunks = d.SampleChunks(n, seed^Mix64(uint64(len(rec.Op))<<8|uint64(len(rec.Domain))))
+		chunks = d.SampleChunks(n, seed^campaignKey(rec.Op, rec.Domain))
 	}
 	h := f.ChunkHashes(d, chunks)
 	if chunks == nil {
@@ -82,4 +85,14 @@ func ReplayRecord(rec *HashRecord, all bool, n int, seed uint64) (*ReplayResult,
 		}
 	}
 	return r, nil
+}
+
+// campaignKey is a hash of a campaign's form and domain names: each
+// campaign draws its own chunks from a seed.
+func campaignKey(op, domain string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(op))
+	h.Write([]byte{0})
+	h.Write([]byte(domain))
+	return Mix64(h.Sum64())
 }
