@@ -450,7 +450,8 @@ func (x *tcMma) readDisabled() {
 }
 
 // isDisabled reports whether disable-output-lane keeps TMEM lane lane of
-// the pi'th CTA of the MMA.
+// the pi'th CTA of the MMA (the lane of the cell, so that the folded
+// layouts, whose rows span two lanes, are disabled by lane too).
 func (x *tcMma) isDisabled(pi, lane int) bool {
 	return len(x.mi.disable) > 0 && x.disabled[pi][lane/32]>>(lane%32)&1 == 1
 }
@@ -581,11 +582,11 @@ func (x *tcMma) markWrites() {
 	for pi, p := range x.parts {
 		t := p.c.tmemState()
 		for r := 0; r < p.rows; r++ {
-			if x.isDisabled(pi, x.lane(p, r)) {
-				continue
-			}
 			for n := 0; n < x.N; n++ {
 				idx := x.cellOf(p, r, n)
+				if x.isDisabled(pi, idx/tmemCols) {
+					continue // the lane keeps its D: the MMA does not write it
+				}
 				t.pendingW[idx]++
 				if x.enable && !t.written[idx] {
 					uninit++

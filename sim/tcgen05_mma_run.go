@@ -11,12 +11,16 @@ import (
 
 // complete runs when the unit completes the MMA.
 func (x *tcMma) complete(op *asyncOp) {
-	for _, p := range x.parts {
+	for pi, p := range x.parts {
 		t := p.c.tmemState()
 		for r := 0; r < p.rows; r++ {
 			for n := 0; n < x.N; n++ {
-				t.pendingW[x.cellOf(p, r, n)]--
-				t.written[x.cellOf(p, r, n)] = true
+				idx := x.cellOf(p, r, n)
+				if x.isDisabled(pi, idx/tmemCols) {
+					continue // not marked in flight at issue (markWrites)
+				}
+				t.pendingW[idx]--
+				t.written[idx] = true
 			}
 		}
 	}
