@@ -177,6 +177,21 @@ func fillOffsets(g *Grid, p *Panel, eval func(int) int) {
 	}
 }
 
+// fillSubBytes numbers the sub-word elements of a TMEM panel: in each tile
+// row, the k-th cell (in column order) that maps to a TMEM cell already
+// used in that row holds byte k*SubBits/8 of it.
+func fillSubBytes(g *Grid, p *Panel) {
+	for r := 0; r < p.Rows; r++ {
+		seen := map[int]int{}
+		for c := 0; c < p.Cols; c++ {
+			cell := &g.Cells[(p.Row0+r)*g.Cols+p.Col0+c]
+			k := seen[cell.Offset]
+			seen[cell.Offset] = k + 1
+			cell.Byte = k * p.SubBits / 8
+		}
+	}
+}
+
 // Bank returns the 4-byte shared-memory bank, (byte offset / 4) mod 32
 // (sim/banks), of element offset off for elements of elemBits bits; -1
 // when elemBits is 0. A negative offset counts banks down from bank 0.
@@ -236,6 +251,9 @@ func atomPanel(g *Grid, a catalog.Atom, row0, col0 int, transposed bool) (Panel,
 		p.Kind = Offsets
 		if a.Kind == catalog.KindTMEM {
 			p.TMEM, p.CTAs, p.ElemBits = true, max(a.CTAs, 1), 0 // no shared-memory banks
+			if a.ElemBits > 0 && a.ElemBits < 32 {
+				p.SubBits = a.ElemBits
+			}
 			if transposed {
 				return p, fmt.Errorf("atom %s: a TMEM placement cannot be an MMA's B operand", a.Name)
 			}
@@ -244,6 +262,9 @@ func atomPanel(g *Grid, a catalog.Atom, row0, col0 int, transposed bool) (Panel,
 			return p, fmt.Errorf("atom %s: offset layout %v has %d elements, fewer than the %dx%d tile", a.Name, a.Offsets, n, a.Rows, a.Cols)
 		}
 		fillOffsets(g, &p, a.Offsets.Eval)
+		if p.SubBits > 0 {
+			fillSubBytes(g, &p)
+		}
 	default:
 		return p, fmt.Errorf("atom %s: unknown kind %d", a.Name, a.Kind)
 	}
@@ -269,7 +290,10 @@ func atomNotes(a catalog.Atom) []string {
 	} else if a.Kind == catalog.KindTMEM {
 		shape += ", cells show the TMEM lane L and column C relative to the accumulator's base, layout " + a.Offsets.String() + " (offset = lane<<16 | column)"
 		if a.CTAs > 1 {
-			shape += fmt.Sprintf("; rows are split over %d CTAs, %d rows each, each CTA with its own TMEM", a.CTAs, a.Rows/a.CTAs)
+			shape += fmt.Sprintf("; rows are split over %d CTAs, %d rows each, each CTA with its own TMEM: a cell cR:LlCc is in CTA R of the pair", a.CTAs, a.Rows/a.CTAs)
+		}
+		if a.ElemBits > 0 && a.ElemBits < 32 {
+			shape += fmt.Sprintf("; %d-bit elements share a 32-bit TMEM cell: LlCcbB is byte B of it", a.ElemBits)
 		}
 	} else {
 		shape += ", " + strconv.Itoa(a.ElemBits) + "-bit elements, layout " + a.Offsets.String()

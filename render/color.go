@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"image/color"
+	"strconv"
 )
 
 // ColorBy chooses what a cell's colour encodes.
@@ -59,9 +60,10 @@ func xterm(i uint8) Swatch {
 }
 
 // Palette is the stable 32-colour palette: light colours, all readable
-// with black text, ordered so that neighbouring keys differ in hue.
-// Threads and values use its first 16 entries (a key's colour is
-// Palette[key mod 16]), lanes and banks all 32, warps the first 4.
+// with black text, ordered so that neighbouring keys differ in hue. Values
+// use its first 16 entries (a key's colour is Palette[key mod 16]), lanes,
+// banks and tags all 32. Threads and warps have their own colours
+// (ThreadSwatch, WarpSwatch).
 var Palette = func() []Swatch {
 	idx := []uint8{
 		217, 159, 229, 147, 157, 219, 223, 153, 193, 183, 158, 218, 180, 116, 151, 181,
@@ -73,6 +75,107 @@ var Palette = func() []Swatch {
 	}
 	return out
 }()
+
+// WarpHues are the hues (degrees) of warps 0 to 7 (warp w mod 8): the four
+// warps of a warpgroup are blue, orange, green and purple, far apart on
+// the colour wheel.
+var WarpHues = [8]float64{210, 30, 120, 285, 55, 180, 340, 250}
+
+// ThreadColors is the number of distinct thread colours: 8 warps (hues)
+// of 32 lanes (shades); thread t has colour t mod ThreadColors.
+const ThreadColors = 8 * 32
+
+// threadSwatches[t] is the colour of thread t: the hue of its warp, lighter
+// for low lanes and darker for high ones (always readable with black text).
+var threadSwatches = func() []Swatch {
+	out := make([]Swatch, ThreadColors)
+	for t := range out {
+		out[t] = hslSwatch(WarpHues[t/32], 0.70, 0.90-0.30*float64(t%32)/31)
+	}
+	return out
+}()
+
+// warpSwatches[w] is the colour of warp w: its hue at the shade of lane 10.
+var warpSwatches = func() []Swatch {
+	out := make([]Swatch, len(WarpHues))
+	for w := range out {
+		out[w] = hslSwatch(WarpHues[w], 0.70, 0.80)
+	}
+	return out
+}()
+
+// ThreadSwatch is the colour of thread t under ColorThread: hue by warp
+// (t/32 mod 8), shade by lane (light lane 0 to dark lane 31), so that T0,
+// T16 and T32 differ (the same shade of one hue marks the same lane of a
+// warp).
+func ThreadSwatch(t int) Swatch { return threadSwatches[mod(t, ThreadColors)] }
+
+// WarpSwatch is the colour of warp w under ColorWarp: the hue its threads
+// have under ColorThread.
+func WarpSwatch(w int) Swatch { return warpSwatches[mod(w, len(warpSwatches))] }
+
+// hslSwatch converts hue h (degrees), saturation s and lightness l (0-1)
+// to a swatch, with the nearest xterm-256 colour for terminals that have
+// no 24-bit colour.
+func hslSwatch(h, s, l float64) Swatch {
+	c := (1 - abs(2*l-1)) * s
+	hp := h / 60
+	x := c * (1 - abs(fmod(hp, 2)-1))
+	var r, g, b float64
+	switch int(hp) % 6 {
+	case 0:
+		r, g, b = c, x, 0
+	case 1:
+		r, g, b = x, c, 0
+	case 2:
+		r, g, b = 0, c, x
+	case 3:
+		r, g, b = 0, x, c
+	case 4:
+		r, g, b = x, 0, c
+	default:
+		r, g, b = c, 0, x
+	}
+	m := l - c/2
+	to8 := func(v float64) uint8 { return uint8(min(max((v+m)*255+0.5, 0), 255)) }
+	sw := Swatch{R: to8(r), G: to8(g), B: to8(b)}
+	sw.Xterm = nearestXterm(sw.R, sw.G, sw.B)
+	return sw
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+func fmod(a, b float64) float64 { return a - b*float64(int(a/b)) }
+
+// nearestXterm is the colour-cube entry (16-231) nearest to (r, g, b).
+func nearestXterm(r, g, b uint8) uint8 {
+	best, bestD := uint8(16), 1<<30
+	for i := 16; i <= 231; i++ {
+		s := xterm(uint8(i))
+		dr, dg, db := int(s.R)-int(r), int(s.G)-int(g), int(s.B)-int(b)
+		if d := dr*dr + dg*dg + db*db; d < bestD {
+			best, bestD = uint8(i), d
+		}
+	}
+	return best
+}
+
+// swatchOf is the colour of key k of scheme by: a thread's or a warp's
+// own colour, else a palette entry.
+func swatchOf(by ColorBy, k int) Swatch {
+	switch by {
+	case ColorThread:
+		return ThreadSwatch(k)
+	case ColorWarp:
+		return WarpSwatch(k)
+	}
+	return Palette[mod(k, len(Palette))]
+}
 
 // Fixed colours of the pictures.
 var (
@@ -103,8 +206,10 @@ func schemeFor(by ColorBy, p *Panel) ColorBy {
 // modulus is how many palette entries scheme by cycles through.
 func modulus(by ColorBy) int {
 	switch by {
+	case ColorThread:
+		return ThreadColors
 	case ColorWarp:
-		return 4
+		return len(WarpHues)
 	case ColorLane, ColorBank:
 		return 32
 	}
@@ -116,9 +221,9 @@ func modulus(by ColorBy) int {
 func ownerKey(by ColorBy, c *Cell, p *Panel, thread, value int) int {
 	switch by {
 	case ColorThread:
-		return thread % 16
+		return mod(thread, ThreadColors)
 	case ColorWarp:
-		return thread / 32 % 4
+		return mod(thread/32, len(WarpHues))
 	case ColorLane:
 		return thread % 32
 	case ColorValue:
@@ -187,7 +292,7 @@ func legendPrefix(by ColorBy) string {
 func legendText(by ColorBy, g *Grid) string {
 	switch by {
 	case ColorThread:
-		return "colour = thread mod 16"
+		return "colour = thread: hue = warp (mod 8), shade = lane (light lane 0 to dark lane 31)"
 	case ColorWarp:
 		return "colour = warp (thread / 32; for TMEM, lane / 32: the warp that can access the lane)"
 	case ColorLane:
@@ -205,4 +310,66 @@ func legendText(by ColorBy, g *Grid) string {
 		return "colour = tag"
 	}
 	return ""
+}
+
+// legendRow is one line of a colour legend: an optional heading and the
+// keys it shows, each with its label.
+type legendRow struct {
+	head   string
+	keys   []int
+	labels []string
+}
+
+// legendRows lists the keys the legend of scheme by shows for grid g: for
+// threads, one row per warp the grid has (at most 8, the hues) with the
+// shades of lanes 0, 8, 16, 24 and 31; for warps, the warps the grid has;
+// else every key of the scheme.
+func legendRows(by ColorBy, g *Grid) []legendRow {
+	warps := legendWarps(g)
+	switch by {
+	case ColorThread:
+		var rows []legendRow
+		for w := 0; w < warps; w++ {
+			r := legendRow{head: "warp " + strconv.Itoa(w)}
+			for _, l := range []int{0, 8, 16, 24, 31} {
+				t := 32*w + l
+				r.keys = append(r.keys, t)
+				r.labels = append(r.labels, "T"+strconv.Itoa(t))
+			}
+			rows = append(rows, r)
+		}
+		return rows
+	case ColorWarp:
+		var r legendRow
+		for w := 0; w < warps; w++ {
+			r.keys = append(r.keys, w)
+			r.labels = append(r.labels, "W"+strconv.Itoa(w))
+		}
+		return []legendRow{r}
+	}
+	var r legendRow
+	for k := 0; k < modulus(by); k++ {
+		r.keys = append(r.keys, k)
+		r.labels = append(r.labels, legendPrefix(by)+strconv.Itoa(k))
+	}
+	return []legendRow{r}
+}
+
+// legendWarps is the number of warps the legend shows for g: those of its
+// owner panels' threads, or the 4 of a warpgroup for TMEM, at least 1 and
+// at most the 8 hues.
+func legendWarps(g *Grid) int {
+	n := 0
+	if g != nil {
+		for i := range g.Panels {
+			p := &g.Panels[i]
+			switch {
+			case p.Kind == Owners:
+				n = max(n, (p.Threads+31)/32)
+			case p.TMEM:
+				n = max(n, 4)
+			}
+		}
+	}
+	return min(max(n, 1), len(WarpHues))
 }

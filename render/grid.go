@@ -59,6 +59,11 @@ type Panel struct {
 	// that many CTAs (cta_group::2), each with its own TMEM.
 	TMEM bool
 	CTAs int
+	// SubBits is, for a TMEM panel whose elements are narrower than the
+	// 32-bit TMEM cell (the 8-bit block-scale factors), their width: the
+	// tile cells of a row that share a TMEM cell hold its bytes in
+	// column order (Cell.Byte). 0 for whole cells.
+	SubBits int
 }
 
 // TMEMLane is the lane of a TMEM address (lane<<16 | column).
@@ -98,6 +103,9 @@ type Cell struct {
 	Tag int
 	// Label, when set, replaces the text the renderers would derive.
 	Label string
+	// Byte is the byte of the 32-bit TMEM cell a sub-word element of a
+	// TMEM panel occupies (Panel.SubBits), else 0.
+	Byte int
 }
 
 // Grid is the plain picture model every renderer draws and every package

@@ -31,23 +31,46 @@ func WriteHTML(w io.Writer, g *Grid, o Options) error {
 const htmlStyle = `<style>
 body { margin: 12px; background: #fff; font-family: monospace; }
 .hint { color: #555; }
-g.cell.hl rect.b { stroke: #000; stroke-width: 3px; }
+g.hl rect, g.hl use { stroke: #000; stroke-width: 3px; }
 </style>
 `
 
+// htmlScript outlines the cells of the threads of the cell under the
+// pointer: a cell names one thread in its class (t5) or several in data-t
+// ("0-31,64").
 const htmlScript = `<script>
 (function () {
   var svg = document.querySelector("svg");
+  var cells = [];
+  svg.querySelectorAll("g.row > g").forEach(function (g) {
+    var ts = [], runs = g.getAttribute("data-t");
+    if (runs) {
+      runs.split(",").forEach(function (r) {
+        var ab = r.split("-"), a = +ab[0], b = ab.length > 1 ? +ab[1] : a;
+        ts.push([a, b]);
+      });
+    } else {
+      g.classList.forEach(function (c) { if (/^t[0-9]+$/.test(c)) ts.push([+c.slice(1), +c.slice(1)]); });
+    }
+    cells.push({ g: g, ts: ts });
+  });
+  function overlaps(x, y) {
+    for (var i = 0; i < x.length; i++)
+      for (var j = 0; j < y.length; j++)
+        if (x[i][0] <= y[j][1] && y[j][0] <= x[i][1]) return true;
+    return false;
+  }
   function clear() {
     svg.querySelectorAll("g.hl").forEach(function (e) { e.classList.remove("hl"); });
   }
   svg.addEventListener("mouseover", function (ev) {
-    var g = ev.target.closest("g.cell");
+    var g = ev.target.closest("g.row > g");
     clear();
     if (!g) return;
-    g.classList.forEach(function (c) {
-      if (/^t[0-9]+$/.test(c)) svg.querySelectorAll("g." + c).forEach(function (e) { e.classList.add("hl"); });
-    });
+    var mine = null;
+    cells.forEach(function (c) { if (c.g === g) mine = c.ts; });
+    if (!mine || mine.length === 0) return;
+    cells.forEach(function (c) { if (overlaps(mine, c.ts)) c.g.classList.add("hl"); });
   });
   svg.addEventListener("mouseleave", clear);
 })();

@@ -130,10 +130,7 @@ func appendBase(dst []byte, c *Cell, p *Panel, mode LabelMode) []byte {
 		return AppendOwners(dst, c.Owners)
 	}
 	if p.TMEM && (mode == LabelAuto || mode == LabelBank || mode == LabelByte) {
-		dst = append(dst, 'L')
-		dst = strconv.AppendInt(dst, int64(TMEMLane(c.Offset)), 10)
-		dst = append(dst, 'C')
-		return strconv.AppendInt(dst, int64(TMEMColumn(c.Offset)), 10)
+		return AppendTMEM(dst, c, p)
 	}
 	switch mode {
 	case LabelBank:
@@ -148,6 +145,26 @@ func appendBase(dst []byte, c *Cell, p *Panel, mode LabelMode) []byte {
 		return strconv.AppendInt(dst, int64(c.Offset*p.ElemBits/8), 10)
 	}
 	return strconv.AppendInt(dst, int64(c.Offset), 10)
+}
+
+// AppendTMEM appends the label of a TMEM cell: LlCc for lane l, column
+// c, with the CTA of a pair first (c1:L0C0) and the byte of a sub-word
+// element last (L0C0b2).
+func AppendTMEM(dst []byte, c *Cell, p *Panel) []byte {
+	if p.CTAs > 1 {
+		dst = append(dst, 'c')
+		dst = strconv.AppendInt(dst, int64(p.CTA(c.Row)), 10)
+		dst = append(dst, ':')
+	}
+	dst = append(dst, 'L')
+	dst = strconv.AppendInt(dst, int64(TMEMLane(c.Offset)), 10)
+	dst = append(dst, 'C')
+	dst = strconv.AppendInt(dst, int64(TMEMColumn(c.Offset)), 10)
+	if p.SubBits > 0 {
+		dst = append(dst, 'b')
+		dst = strconv.AppendInt(dst, int64(c.Byte), 10)
+	}
+	return dst
 }
 
 // legendEntry lists, for a cell whose owners did not fit, every owner.

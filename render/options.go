@@ -71,6 +71,14 @@ type Options struct {
 	Scale int
 	// NoLegend leaves out the colour legend and the summary lines.
 	NoLegend bool
+	// TrueColor writes the ANSI cell colours as 24-bit RGB instead of
+	// xterm-256 indices (the terminal UI does: its renderer converts them
+	// to what the terminal supports).
+	TrueColor bool
+	// Clean draws pictures for documents: the title and the grid, without
+	// the notes under the title and the window line (the legend stays
+	// unless NoLegend is set).
+	Clean bool
 	// Bare draws, in text and ANSI, only the column headers and the rows:
 	// no title, notes, window line or legends. Viewers that frame the grid
 	// themselves (the terminal UI) use it; TextFrame gives its geometry.

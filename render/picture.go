@@ -42,6 +42,12 @@ type cellGroup struct {
 	threads []int
 	rects   []rectItem
 	texts   []textItem
+	// stripes is the number of leading rects that are stripes of one
+	// band (SVG draws them as one rect with a gradient).
+	stripes int
+	// y is the cell's top edge: SVG draws each grid row in a group
+	// translated there.
+	y int
 }
 
 type scene struct {
@@ -225,6 +231,9 @@ func (b *sceneBuilder) header() {
 		b.addLine(b.margin, g.Title, colBlack)
 	}
 	for _, n := range g.Notes {
+		if b.pl.o.Clean {
+			break
+		}
 		for i, l := range wrapText(n, NoteWidth) {
 			if i > 0 {
 				l = "  " + l
@@ -232,7 +241,7 @@ func (b *sceneBuilder) header() {
 			b.addLine(b.margin, l, colHeader)
 		}
 	}
-	if !win.Whole(g) {
+	if !win.Whole(g) && !b.pl.o.Clean {
 		b.addLine(b.margin, fmt.Sprintf("showing rows %d..%d of %d, cols %d..%d of %d",
 			win.Row0, win.Row1-1, g.Rows, win.Col0, win.Col1-1, g.Cols), colHeader)
 	}
@@ -318,19 +327,26 @@ func (b *sceneBuilder) legend(refs bool) {
 		}
 		seen[scm] = true
 		b.addLine(b.margin, legendText(scm, g)+":", colBlack)
-		x := b.margin
-		for k := 0; k < modulus(scm); k++ {
-			lab := legendPrefix(scm) + strconv.Itoa(k)
-			w := (len(lab)+1)*cw + 2*s
-			if x+w > max(b.widest, 60*cw) {
-				x = b.margin
-				b.y += lh + 2*s
+		for _, r := range legendRows(scm, g) {
+			x := b.margin
+			if r.head != "" {
+				b.sc.texts = append(b.sc.texts, textItem{x: x, y: b.y + 2*s, s: r.head + ":", col: colBlack, scale: s})
+				x += (len(r.head) + 2) * cw
 			}
-			b.sc.rects = append(b.sc.rects, rectItem{x: x, y: b.y, w: w, h: lh, fill: Palette[k].RGBA(), stroke: colGrid, sw: 1})
-			b.sc.texts = append(b.sc.texts, textItem{x: x + cw/2 + s, y: b.y + 2*s, s: lab, col: colBlack, scale: s})
-			x += w + 2*s
+			for i, k := range r.keys {
+				lab := r.labels[i]
+				w := (len(lab)+1)*cw + 2*s
+				if x+w > max(b.widest, 60*cw) {
+					x = b.margin
+					b.y += lh + 2*s
+				}
+				b.sc.rects = append(b.sc.rects, rectItem{x: x, y: b.y, w: w, h: lh, fill: swatchOf(scm, k).RGBA(), stroke: colGrid, sw: 1})
+				b.sc.texts = append(b.sc.texts, textItem{x: x + cw/2 + s, y: b.y + 2*s, s: lab, col: colBlack, scale: s})
+				x += w + 2*s
+			}
+			b.y += lh + 2*s
 		}
-		b.y += lh + 6*s
+		b.y += 4 * s
 	}
 	if cov := coverageLine(g); cov != "" {
 		b.addLine(b.margin, cov, colHeader)
@@ -343,14 +359,14 @@ func (b *sceneBuilder) legend(refs bool) {
 // cellScene draws one cell: bands for a few owners, stripes for many, a
 // plain fill for offsets.
 func cellScene(g *Grid, pl *plan, cell *Cell, pc *picCell, x, y, w, h, s int) cellGroup {
-	cg := cellGroup{}
+	cg := cellGroup{y: y}
 	p := g.PanelOf(cell)
 	scheme := pl.scheme[cell.Panel]
 	keyCol := func(k int) color.RGBA {
 		if k < 0 {
 			return colWhite
 		}
-		return Palette[k].RGBA()
+		return swatchOf(scheme, k).RGBA()
 	}
 	center := func(label string, top, height int) {
 		n := len([]rune(label))
@@ -374,24 +390,32 @@ func cellScene(g *Grid, pl *plan, cell *Cell, pc *picCell, x, y, w, h, s int) ce
 			center(pc.labels[b], top, bot-top)
 		}
 	case p.Kind == Owners && cell.Label == "":
-		cg.title = tile + ": " + string(AppendOwners(nil, cell.Owners))
-		// One stripe per distinct colour among the owners, in owner order.
+		// The compact form lists every owner too, in far fewer bytes.
+		cg.title = tile + ": " + string(AppendCompact(nil, cell.Owners))
+		// One stripe per distinct colour among the owners, in owner order;
+		// when there are more than fit, colours picked evenly among them
+		// (a warpgroup's broadcast shows all four warps' hues).
 		var keys []int
+		seen := map[int]bool{}
 		for _, ow := range cell.Owners {
-			k := ownerKey(scheme, cell, p, ow.Thread, ow.Value)
-			seen := false
-			for _, x := range keys {
-				seen = seen || x == k
-			}
-			if !seen && len(keys) < min(maxStripes, w) {
+			if k := ownerKey(scheme, cell, p, ow.Thread, ow.Value); !seen[k] {
+				seen[k] = true
 				keys = append(keys, k)
 			}
+		}
+		if limit := max(min(maxStripes, w), 1); len(keys) > limit {
+			picked := make([]int, limit)
+			for j := range picked {
+				picked[j] = keys[j*len(keys)/limit]
+			}
+			keys = picked
 		}
 		n := len(keys)
 		for j, k := range keys {
 			l, r := x+j*w/n, x+(j+1)*w/n
 			cg.rects = append(cg.rects, rectItem{x: l, y: y, w: r - l, h: h, fill: keyCol(k)})
 		}
+		cg.stripes = n
 		// A white plate keeps the compact label readable over the stripes.
 		n = len([]rune(pc.labels[0]))
 		pw, ph := n*charW*s+2*s, glyphH*s+2*s

@@ -23,8 +23,8 @@ func WritePNG(w io.Writer, g *Grid, o Options) error {
 // byte per pixel while drawing).
 const MaxPixels = 1 << 28
 
-// Image rasterises the picture of g. The image is paletted: the picture
-// uses only the palette's colours and a few greys.
+// Image rasterises the picture of g. The image is paletted: a few greys
+// and the colours the picture uses.
 func Image(g *Grid, o Options) (*image.Paletted, error) {
 	sc, _, err := buildScene(g, o)
 	if err != nil {
@@ -42,12 +42,8 @@ type raster struct {
 }
 
 func rasterize(sc *scene) *image.Paletted {
-	pal := color.Palette{colWhite, colBlack, colGrid, colEmpty, colHeader}
-	for _, s := range Palette {
-		pal = append(pal, s.RGBA())
-	}
-	rs := &raster{img: image.NewPaletted(image.Rect(0, 0, sc.w, sc.h), pal), index: map[color.RGBA]uint8{}}
-	for i, c := range pal {
+	rs := &raster{img: image.NewPaletted(image.Rect(0, 0, sc.w, sc.h), scenePalette(sc)), index: map[color.RGBA]uint8{}}
+	for i, c := range rs.img.Palette {
 		rs.index[c.(color.RGBA)] = uint8(i)
 	}
 	// Index 0 is white: the new image is already filled with it.
@@ -69,6 +65,39 @@ func rasterize(sc *scene) *image.Paletted {
 		rs.rect(r)
 	}
 	return rs.img
+}
+
+// scenePalette is the fixed greys followed by every other colour the
+// scene uses, in order of appearance, up to the 256 a paletted image
+// holds (a grid of more than 250 colours draws the rest in the nearest).
+func scenePalette(sc *scene) color.Palette {
+	pal := color.Palette{colWhite, colBlack, colGrid, colEmpty, colHeader}
+	seen := map[color.RGBA]bool{}
+	for _, c := range pal {
+		seen[c.(color.RGBA)] = true
+	}
+	add := func(rs []rectItem) {
+		for _, r := range rs {
+			for _, c := range []color.RGBA{r.fill, r.stroke} {
+				if !seen[c] && len(pal) < 256 {
+					seen[c] = true
+					pal = append(pal, c)
+				}
+			}
+		}
+	}
+	add(sc.rects)
+	for i := range sc.cells {
+		add(sc.cells[i].rects)
+	}
+	add(sc.frames)
+	for _, t := range sc.texts {
+		if !seen[t.col] && len(pal) < 256 {
+			seen[t.col] = true
+			pal = append(pal, t.col)
+		}
+	}
+	return pal
 }
 
 // colorIndex returns the palette index of c, or the nearest colour's.

@@ -339,7 +339,7 @@ func TestANSIAndText(t *testing.T) {
 		t.Errorf("text output has escape codes")
 	}
 	// T0V0|T1V0: each owner in its own colour.
-	want := escCell[0] + "  T0V0|" + escCell[1] + "T1V0" + escReset
+	want := escCell(ColorThread, 0, false) + "  T0V0|" + escCell(ColorThread, 1, false) + "T1V0" + escReset
 	if !strings.Contains(ansi.String(), want) {
 		t.Errorf("ANSI output lacks per-owner colours %q:\n%q", want, ansi.String())
 	}
@@ -353,7 +353,7 @@ func TestANSIAndText(t *testing.T) {
 		by   ColorBy
 		t, v int
 		key  int
-	}{{ColorThread, 37, 0, 5}, {ColorWarp, 100, 0, 3}, {ColorLane, 100, 0, 4}, {ColorValue, 3, 18, 2}} {
+	}{{ColorThread, 37, 0, 37}, {ColorThread, 300, 0, 44}, {ColorWarp, 100, 0, 3}, {ColorWarp, 300, 0, 1}, {ColorLane, 100, 0, 4}, {ColorValue, 3, 18, 2}} {
 		if got := ownerKey(c.by, &Cell{}, nil, c.t, c.v); got != c.key {
 			t.Errorf("%v key of T%dV%d = %d, want %d", c.by, c.t, c.v, got, c.key)
 		}
@@ -514,7 +514,12 @@ func TestSVGParsesAndListsOwners(t *testing.T) {
 			c = g.At(g.Rows-1, g.Cols-1)
 		}
 		if len(c.Owners) > 0 {
+			// Up to four owners are listed one by one, more in the
+			// (lossless) compact form.
 			want := string(AppendOwners(nil, c.Owners))
+			if len(c.Owners) > maxBands {
+				want = string(AppendCompact(nil, c.Owners))
+			}
 			found := false
 			for _, ti := range titles {
 				found = found || strings.HasSuffix(ti, ": "+want)
@@ -527,11 +532,12 @@ func TestSVGParsesAndListsOwners(t *testing.T) {
 }
 
 // checkXML decodes every token and returns the <title> texts and the
-// number of <g class="cell…"> elements.
+// number of cell groups (the <g> elements of a row group).
 func checkXML(t *testing.T, b []byte) (titles []string, groups int) {
 	t.Helper()
 	d := xml.NewDecoder(bytes.NewReader(b))
 	inTitle := false
+	var stack []string // the class of each open <g>
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
@@ -543,10 +549,17 @@ func checkXML(t *testing.T, b []byte) (titles []string, groups int) {
 		switch e := tok.(type) {
 		case xml.StartElement:
 			inTitle = e.Name.Local == "title"
-			for _, a := range e.Attr {
-				if e.Name.Local == "g" && a.Name.Local == "class" && strings.HasPrefix(a.Value, "cell") {
+			if e.Name.Local == "g" {
+				cls := ""
+				for _, a := range e.Attr {
+					if a.Name.Local == "class" {
+						cls = a.Value
+					}
+				}
+				if len(stack) > 0 && stack[len(stack)-1] == "row" {
 					groups++
 				}
+				stack = append(stack, cls)
 			}
 		case xml.CharData:
 			if inTitle {
@@ -554,6 +567,9 @@ func checkXML(t *testing.T, b []byte) (titles []string, groups int) {
 			}
 		case xml.EndElement:
 			inTitle = false
+			if e.Name.Local == "g" {
+				stack = stack[:len(stack)-1]
+			}
 		}
 	}
 	return titles, groups
@@ -564,13 +580,15 @@ func TestPNG(t *testing.T) {
 	tests := []struct {
 		g    *Grid
 		o    Options
-		want func(c *Cell) []int // palette indices expected inside the cell
+		want func(c *Cell) []Swatch // the colours expected inside the cell
 	}{
-		{mustGrid(FromTV(accTV(t, 16), "acc")), Options{}, func(c *Cell) []int { return []int{c.Owners[0].Thread % 16} }},
-		{mustGrid(FromTV(accTV(t, 16), "acc")), Options{Color: ColorWarp, Scale: 1}, func(c *Cell) []int { return []int{c.Owners[0].Thread / 32} }},
+		{mustGrid(FromTV(accTV(t, 16), "acc")), Options{}, func(c *Cell) []Swatch { return []Swatch{ThreadSwatch(c.Owners[0].Thread)} }},
+		{mustGrid(FromTV(accTV(t, 16), "acc")), Options{Color: ColorWarp, Scale: 1}, func(c *Cell) []Swatch { return []Swatch{WarpSwatch(c.Owners[0].Thread / 32)} }},
 		{mustGrid(FromTV(mustTV(t, "((2,16),(2,2)):((0,1),(16,32))", 16, 4), "pairs")), Options{Scale: 3},
-			func(c *Cell) []int { return []int{c.Owners[0].Thread % 16, c.Owners[1].Thread % 16} }},
-		{swGrid(t), Options{}, func(c *Cell) []int { return []int{c.Bank} }},
+			func(c *Cell) []Swatch {
+				return []Swatch{ThreadSwatch(c.Owners[0].Thread), ThreadSwatch(c.Owners[1].Thread)}
+			}},
+		{swGrid(t), Options{}, func(c *Cell) []Swatch { return []Swatch{Palette[c.Bank]} }},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
@@ -602,10 +620,10 @@ func TestPNG(t *testing.T) {
 				r := cg.rects[k]
 				x, y := r.x+1+sc.scale, r.y+r.h/2 // past the cell border and panel frame
 				got := img.At(x, y)
-				wr, wg, wb, _ := Palette[want].RGBA().RGBA()
+				wr, wg, wb, _ := want.RGBA().RGBA()
 				gr, gg, gb, _ := got.RGBA()
 				if wr != gr || wg != gg || wb != gb {
-					t.Fatalf("%s cell %d band %d at (%d,%d): colour %v, want palette[%d] %v", tt.g.Title, i, k, x, y, got, want, Palette[want])
+					t.Fatalf("%s cell %d band %d at (%d,%d): colour %v, want %v", tt.g.Title, i, k, x, y, got, want)
 				}
 			}
 		}

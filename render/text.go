@@ -52,14 +52,50 @@ const (
 	escMark  = "\x1b[1;4m"
 )
 
-// escCell[k] sets black text on palette colour k.
-var escCell = func() []string {
-	out := make([]string, len(Palette))
-	for i, s := range Palette {
-		out[i] = "\x1b[38;5;16;48;5;" + strconv.Itoa(int(s.Xterm)) + "m"
+// cellEsc sets black text on swatch s: as an xterm-256 index, or (true)
+// as 24-bit RGB.
+func cellEsc(s Swatch, true24 bool) string {
+	if true24 {
+		return "\x1b[38;5;16;48;2;" + strconv.Itoa(int(s.R)) + ";" + strconv.Itoa(int(s.G)) + ";" + strconv.Itoa(int(s.B)) + "m"
 	}
-	return out
+	return "\x1b[38;5;16;48;5;" + strconv.Itoa(int(s.Xterm)) + "m"
+}
+
+// escTables[true24][scheme] holds the escape of every key of the schemes
+// with their own colours (thread, warp) and of the palette (the rest).
+var escTables = func() [2][3][]string {
+	var t [2][3][]string
+	for i, true24 := range []bool{false, true} {
+		for _, s := range threadSwatches {
+			t[i][0] = append(t[i][0], cellEsc(s, true24))
+		}
+		for _, s := range warpSwatches {
+			t[i][1] = append(t[i][1], cellEsc(s, true24))
+		}
+		for _, s := range Palette {
+			t[i][2] = append(t[i][2], cellEsc(s, true24))
+		}
+	}
+	return t
 }()
+
+// escCell is the escape that colours key k of scheme by.
+func escCell(by ColorBy, k int, true24 bool) string {
+	i := 0
+	if true24 {
+		i = 1
+	}
+	var tab []string
+	switch by {
+	case ColorThread:
+		tab = escTables[i][0]
+	case ColorWarp:
+		tab = escTables[i][1]
+	default:
+		tab = escTables[i][2]
+	}
+	return tab[mod(k, len(tab))]
+}
 
 type textWriter struct {
 	pl   *plan
@@ -88,7 +124,7 @@ func (t *textWriter) write() {
 		t.b = append(t.b, '\n')
 	}
 	for _, n := range g.Notes {
-		if bare {
+		if bare || pl.o.Clean {
 			break
 		}
 		for i, l := range wrapText(n, NoteWidth) {
@@ -100,7 +136,7 @@ func (t *textWriter) write() {
 			t.b = append(t.b, '\n')
 		}
 	}
-	if !win.Whole(g) && !bare {
+	if !win.Whole(g) && !bare && !pl.o.Clean {
 		t.b = fmt.Appendf(t.b, "  showing rows %d..%d of %d, cols %d..%d of %d\n",
 			win.Row0, win.Row1-1, g.Rows, win.Col0, win.Col1-1, g.Cols)
 	}
@@ -232,9 +268,10 @@ func (t *textWriter) cell(gi, i int) {
 		}
 		return cellKey(scheme, c, p)
 	}
+	true24 := pl.o.TrueColor
 	k0 := key(0)
 	if k0 >= 0 {
-		t.b = append(t.b, escCell[k0]...)
+		t.b = append(t.b, escCell(scheme, k0, true24)...)
 	}
 	if gi == t.cursor {
 		t.b = append(t.b, escRev...)
@@ -255,7 +292,7 @@ func (t *textWriter) cell(gi, i int) {
 			if ch == '|' {
 				k++
 				if kk := key(k); kk >= 0 {
-					t.b = append(t.b, escCell[kk]...)
+					t.b = append(t.b, escCell(scheme, kk, true24)...)
 				}
 			}
 		}
@@ -301,16 +338,22 @@ func (t *textWriter) legend() {
 		seen[sc] = true
 		t.b = append(t.b, legendText(sc, t.pl.g)...)
 		t.b = append(t.b, ':')
-		n := modulus(sc)
-		if sc == ColorWarp {
-			n = 4
-		}
-		for k := 0; k < n; k++ {
-			t.b = append(t.b, ' ')
-			t.b = append(t.b, escCell[k]...)
-			t.b = append(t.b, legendPrefix(sc)...)
-			t.b = strconv.AppendInt(t.b, int64(k), 10)
-			t.b = append(t.b, escReset...)
+		rows := legendRows(sc, g)
+		for _, r := range rows {
+			if len(rows) > 1 {
+				t.b = append(t.b, "\n "...)
+			}
+			if r.head != "" {
+				t.b = append(t.b, ' ')
+				t.b = append(t.b, r.head...)
+				t.b = append(t.b, ':')
+			}
+			for i, k := range r.keys {
+				t.b = append(t.b, ' ')
+				t.b = append(t.b, escCell(sc, k, pl.o.TrueColor)...)
+				t.b = append(t.b, r.labels[i]...)
+				t.b = append(t.b, escReset...)
+			}
 		}
 		t.b = append(t.b, '\n')
 	}
