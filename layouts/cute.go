@@ -93,8 +93,18 @@ func (s *Scanner) takeQual() (string, int) {
 }
 
 // CuTeType reads a CuTe C++ type naming a layout: Layout<...>,
-// ComposedLayout<...> or a GMMA atom.
-func (s *Scanner) CuTeType() (AnyLayout, error) { return s.cuteType(0) }
+// ComposedLayout<...> or a GMMA atom, optionally followed by "{}" (a value
+// of the type, as pasted from C++ code).
+func (s *Scanner) CuTeType() (AnyLayout, error) {
+	l, err := s.cuteType(0)
+	if err == nil {
+		at := s.Pos
+		if !s.Accept("{") || !s.Accept("}") {
+			s.Pos = at
+		}
+	}
+	return l, err
+}
 
 func (s *Scanner) cuteType(depth int) (AnyLayout, error) {
 	if depth > maxNesting {

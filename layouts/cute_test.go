@@ -38,6 +38,9 @@ func TestPastedCuTe(t *testing.T) {
 		{"Sw<2,4,3> o smem_ptr[8b] o (_8,_32):(_32,_1)", "Sw<2,4,3> o 0 o (8,32):(32,1)"},
 		{"S<3,4,3> o 0 o (8,64):(64,1)", "Sw<3,4,3> o 0 o (8,64):(64,1)"},
 		{"((4,8),2):((8,1),32)", "((4,8),2):((8,1),32)"},
+		// a value of the type, as C++ code writes it
+		{"Layout<Shape<_4,_8>,Stride<_1,_4>>{}", "(4,8):(1,4)"},
+		{"GMMA::Layout_K_SW128_Atom<bf16>{ }", "Sw<3,3,3> o 0 o (8,64):(64,1)"},
 	} {
 		a, err := ParseAnyLayout(c.in)
 		if err != nil {
@@ -57,6 +60,10 @@ func TestPastedCuTe(t *testing.T) {
 		{"Layout<Shape<_4,_8>,Stride<_1>>", 21, "stride (1) is not congruent with shape (4,8)"},
 		{"Layout<Shape<_4,_8>,Stride<_1,_4>", 34, `expected ">", found end of input`},
 		{"Layout<Shape<_4,_8>,Stride<_1,_4>>>", 35, "unexpected \">\" after the end"},
+		{"Layout<Shape<_4,_8>,Stride<_1,_4>>{", 35, "unexpected \"{\" after the end"},
+		// the CuTe DSL prints a dynamic value as ?
+		{"(4,?):(1,4)", 4, "'?' is a dynamic value (how the CuTe DSL prints a shape or stride known only at run time)"},
+		{"((8,?),2):((1,8),?)", 5, "'?' is a dynamic value"},
 		{"GMMA::Layout_K_SW128_Atom<foo>", 27, `unknown element type "foo"`},
 		{"GMMA::Layout_K_SW128_Atom", 26, `expected "<"`},
 		{"Layout<Shape<_4,_8>,Stride<_1,Foo<4>>>", 31, `expected a static integer (_N, Int<N> or C<N>), found "Foo"`},

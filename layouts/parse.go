@@ -130,6 +130,9 @@ func (s *Scanner) Int() (int, error) {
 		i++
 	}
 	if i == ds {
+		if i < len(s.Src) && s.Src[i] == '?' {
+			return 0, s.Errorf(i, "'?' is a dynamic value (how the CuTe DSL prints a shape or stride known only at run time): tcsim needs static layouts; write the value in its place")
+		}
 		return 0, s.Errorf(start, "expected an integer, found %s", s.describe())
 	}
 	lit := strings.TrimPrefix(s.Src[start:i], "_")
