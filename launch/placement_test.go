@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,11 +88,38 @@ func TestBindBlobAndPlacements(t *testing.T) {
 		t.Errorf("missing blob: %v", err)
 	}
 	os.WriteFile(blob, make([]byte, 24), 0o644)
-	b, err = mk("blob:in="+blob, "null", "A=buf:size=4096,addr=0x7fa000000000", "B=buf:size=16,addr=0x7fa000000ff0").Bind(k)
+	// overlapping placements fail when the launch is bound
+	_, err = mk("blob:in="+blob, "null", "A=buf:size=4096,addr=0x7fa000000000", "B=buf:size=16,addr=0x7fa000000ff0").Bind(k)
+	var oe *OverlapError
+	if !errors.As(err, &oe) || err.Error() != "A (buffer) at [0x7fa000000000, 0x7fa000001000) and B (buffer) at [0x7fa000000ff0, 0x7fa000001000) overlap" {
+		t.Errorf("overlap: %v", err)
+	}
+}
+
+// Overlapping placements in a launch file are reported at the later spec's
+// line and column, naming the other's.
+func TestOverlapPositions(t *testing.T) {
+	k, err := ParseKernel("k.ptx", []byte(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\tret;\n}\n"), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Placements(); err == nil || !strings.Contains(err.Error(), "A (buffer) at [0x7fa000000000, 0x7fa000001000) and B (buffer) at [0x7fa000000ff0, 0x7fa000001000) overlap") {
-		t.Errorf("overlap: %v", err)
+	for _, tc := range []struct{ json, want string }{
+		{`{"grid": [1], "block": [32],
+ "params": ["P=buf:size=4096,addr=0x7fa000000000"],
+ "buffers": ["T=buf:size=256,addr=0x7fa000001000",
+   "U=buf:size=16,addr=0x7fa000000ff0"]}`,
+			"l.json:4:4: U (buffer) at [0x7fa000000ff0, 0x7fa000001000) overlaps P (param 0) at [0x7fa000000000, 0x7fa000001000) (given at l.json:2:13)"},
+		{`{"grid": [1], "block": [32], "params": ["P=buf:size=4096,addr=0x7fa000000000"], "buffers": ["T=buf:size=16,addr=0x7fa000000010"]}`,
+			"l.json:1:93: T (buffer) at [0x7fa000000010, 0x7fa000000020) overlaps P (param 0) at [0x7fa000000000, 0x7fa000001000) (given at l.json:1:41)"},
+	} {
+		l, err := DecodeLaunchJSON("l.json", []byte(tc.json))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = l.Bind(k)
+		var oe *OverlapError
+		if !errors.As(err, &oe) || err.Error() != tc.want {
+			t.Errorf("Bind = %v\nwant %s", err, tc.want)
+		}
 	}
 }
