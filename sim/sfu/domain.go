@@ -1,7 +1,9 @@
 package sfu
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -14,25 +16,51 @@ type Domain struct {
 	Bits int // log2 of the number of inputs
 	// What it covers, in words, for reports.
 	Coverage string
+	gen      string // how Input makes operands ("" : as Name says)
+	word     uint32 // the fixed word of the f64 edge domains
 }
 
 // The domains.
 var (
 	// DomainAll is every operand bit pattern of a unary form (2^32 for
 	// 32-bit and packed 16x2 forms, 2^16 for 16-bit forms).
-	DomainAll32 = Domain{"all", 32, "all 2^32 operands"}
-	DomainAll16 = Domain{"all", 16, "all 2^16 operands"}
+	DomainAll32 = Domain{Name: "all", Bits: 32, Coverage: "all 2^32 operands"}
+	DomainAll16 = Domain{Name: "all", Bits: 16, Coverage: "all 2^16 operands"}
 	// DomainAllX2 is every packed pair: both lanes over all 2^16 values.
-	DomainAllX2 = Domain{"all", 32, "all 2^32 packed pairs (each lane over all 2^16 values, with every value of the other lane)"}
+	DomainAllX2 = Domain{Name: "all", Bits: 32, Coverage: "all 2^32 packed pairs (each lane over all 2^16 values, with every value of the other lane)"}
 	// DomainHi is, for f64 forms, every high word with a pseudo-random low
 	// word (a function of the high word).
-	DomainHi = Domain{"hi", 32, "all 2^32 high words, each with one pseudo-random low word"}
+	DomainHi = Domain{Name: "hi", Bits: 32, Coverage: "2^32 high words × 1 low word (every high word, each with one pseudo-random low word)"}
 	// DomainRand is 2^32 pseudo-random (a, b) bit patterns.
-	DomainRand = Domain{"rand", 32, "2^32 pseudo-random (a, b) bit-pattern pairs"}
+	DomainRand = Domain{Name: "rand", Bits: 32, Coverage: "2^32 pseudo-random (a, b) bit-pattern pairs"}
 	// DomainOne is a = 1 with every divisor bit pattern.
-	DomainOne = Domain{"one", 32, "a = 1.0 with all 2^32 divisors"}
+	DomainOne = Domain{Name: "one", Bits: 32, Coverage: "a = 1.0 with all 2^32 divisors"}
 	// DomainEdge is the cross product of 1024 edge values.
-	DomainEdge = Domain{"edge", 20, "all pairs of 1024 edge values (zeros, subnormals, powers of two near every range limit, infinities, NaNs)"}
+	DomainEdge = Domain{Name: "edge", Bits: 20, Coverage: "all pairs of 1024 edge values (zeros, subnormals, powers of two near every range limit, infinities, NaNs)"}
+)
+
+// HiWithLow is, for f64 forms, every high word with the low word lo: with
+// lo = 0 it holds ±0, ±inf, every power of two and every value with 20
+// significant bits.
+func HiWithLow(lo uint32) Domain {
+	return Domain{Name: fmt.Sprintf("hi-lo%x", lo), Bits: 32, gen: "hi-lo", word: lo,
+		Coverage: fmt.Sprintf("all 2^32 high words with low word %#x", lo)}
+}
+
+// LowsOf is, for f64 forms, every low word under the high word hi.
+func LowsOf(hi uint32) Domain {
+	return Domain{Name: fmt.Sprintf("lo-hi%08x", hi), Bits: 32, gen: "lo-hi", word: hi,
+		Coverage: fmt.Sprintf("all 2^32 low words under high word %#08x", hi)}
+}
+
+// F64EdgeLows are the low words the f64 edge campaigns pair with every
+// high word, and F64EdgeHighs the high words they pair with every low
+// word: +0 and the smallest subnormals, the largest negative subnormals,
+// the smallest normals, [1, 1+2^-20), a value near π, +inf and the NaNs
+// above it.
+var (
+	F64EdgeLows  = []uint32{0, 1, 0xFFFFFFFF}
+	F64EdgeHighs = []uint32{0x00000000, 0x800FFFFF, 0x00100000, 0x3FF00000, 0x400921FB, 0x7FF00000}
 )
 
 // Domains lists the campaigns' domains for a form.
@@ -43,11 +71,46 @@ func (f *Form) Domains() []Domain {
 	case Unary16x2:
 		return []Domain{DomainAllX2}
 	case Unary64:
-		return []Domain{DomainHi}
+		ds := []Domain{DomainHi}
+		for _, lo := range F64EdgeLows {
+			ds = append(ds, HiWithLow(lo))
+		}
+		for _, hi := range F64EdgeHighs {
+			ds = append(ds, LowsOf(hi))
+		}
+		return ds
 	case Binary32:
 		return []Domain{DomainRand, DomainOne, DomainEdge}
 	}
 	return []Domain{DomainAll32}
+}
+
+// Contains reports whether operands a, b are one of the domain's inputs.
+func (d Domain) Contains(a, b uint64) bool {
+	switch d.kind() {
+	case "all":
+		return a>>d.Bits == 0
+	case "hi":
+		return uint32(a) == uint32(Mix64(a>>32+seedHi))
+	case "hi-lo":
+		return uint32(a) == d.word
+	case "lo-hi":
+		return uint32(a>>32) == d.word
+	case "rand":
+		return a>>32 == 0 && b>>32 == 0 && Unmix64(a<<32|b)-seedRand < 1<<32
+	case "one":
+		return a == 0x3F800000 && b>>32 == 0
+	case "edge":
+		return slices.Contains(edgeValues, uint32(a)) && slices.Contains(edgeValues, uint32(b)) && a>>32 == 0 && b>>32 == 0
+	}
+	return false
+}
+
+func (d Domain) kind() string {
+	if d.gen != "" {
+		return d.gen
+	}
+	return d.Name
 }
 
 // Seeds of the pseudo-random generators (fixed: recorded hashes depend on them).
@@ -67,14 +130,28 @@ func Mix64(z uint64) uint64 {
 	return z
 }
 
+// Unmix64 inverts Mix64.
+func Unmix64(z uint64) uint64 {
+	z ^= z>>31 ^ z>>62
+	z *= 0x319642b2d24d8ec3 // the inverse of 0x94d049bb133111eb mod 2^64
+	z ^= z>>27 ^ z>>54
+	z *= 0x96de1b173f119089 // the inverse of 0xbf58476d1ce4e5b9
+	z ^= z>>30 ^ z>>60
+	return z
+}
+
 // Input returns the operands of input number i of the domain.
 func (d Domain) Input(i uint32) (a, b uint64) {
-	switch d.Name {
+	switch d.kind() {
 	case "all":
 		return uint64(i), 0
 	case "hi":
 		lo := uint32(Mix64(uint64(i) + seedHi))
 		return uint64(i)<<32 | uint64(lo), 0
+	case "hi-lo":
+		return uint64(i)<<32 | uint64(d.word), 0
+	case "lo-hi":
+		return uint64(d.word)<<32 | uint64(i), 0
 	case "rand":
 		m := Mix64(uint64(i) + seedRand)
 		return m >> 32, m & 0xFFFFFFFF

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/tcsim/tcsim/internal/provenance"
 )
 
 // A Dataset is a set of operands whose raw results a dump records: the
@@ -84,6 +86,9 @@ type DumpHeader struct {
 	Pred string `json:"pred"`
 	// Bytes is the payload's length.
 	Bytes int `json:"bytes"`
+	// Provenance says where the results were recorded (the GPU, driver,
+	// ptxas, date and command); dumps written before it was kept have none.
+	Provenance *provenance.Provenance `json:"provenance,omitempty"`
 }
 
 // EncodeDump returns one gzip member holding the dataset's results, with
@@ -93,21 +98,25 @@ func EncodeDump(d Dataset, a, b, out []uint64) ([]byte, error) {
 	if f == nil {
 		return nil, fmt.Errorf("unknown form %q", d.Op)
 	}
+	return encodeDump(DumpHeader{Dataset: d}, a, b, out)
+}
+
+// encodeDump is EncodeDump with the header's other fields (provenance).
+func encodeDump(h DumpHeader, a, b, out []uint64) ([]byte, error) {
+	f := Lookup(h.Op)
+	if f == nil {
+		return nil, fmt.Errorf("unknown form %q", h.Op)
+	}
 	var best []byte
 	for _, pred := range []string{"ref", "prev", "raw"} {
 		payload := residuals(f, pred, a, b, out)
-		var buf bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
-		h, _ := json.Marshal(DumpHeader{Dataset: d, Pred: pred, Bytes: len(payload)})
-		var lb [binary.MaxVarintLen64]byte
-		zw.Write(lb[:binary.PutUvarint(lb[:], uint64(len(h)))])
-		zw.Write(h)
-		zw.Write(payload)
-		if err := zw.Close(); err != nil {
+		h.Pred, h.Bytes = pred, len(payload)
+		m, err := gzipMember(h, payload)
+		if err != nil {
 			return nil, err
 		}
-		if best == nil || buf.Len() < len(best) {
-			best = buf.Bytes()
+		if best == nil || len(m) < len(best) {
+			best = m
 		}
 	}
 	return best, nil
@@ -229,6 +238,16 @@ func ReadDumps(r io.Reader) ([]*Dump, error) {
 // EncodeExplicit stores results with their operands (Gen "explicit"): the
 // inputs where a model and the hardware differ.
 func EncodeExplicit(f *Form, a, b, out []uint64) ([]byte, error) {
+	return encodeExplicit(DumpHeader{Dataset: Dataset{Op: f.Op}}, a, b, out)
+}
+
+// encodeExplicit writes one "explicit" member; h gives the form, the note
+// and the provenance.
+func encodeExplicit(h DumpHeader, a, b, out []uint64) ([]byte, error) {
+	f := Lookup(h.Op)
+	if f == nil {
+		return nil, fmt.Errorf("unknown form %q", h.Op)
+	}
 	var p []byte
 	for i := range a {
 		p = binary.AppendUvarint(p, a[i])
@@ -237,13 +256,22 @@ func EncodeExplicit(f *Form, a, b, out []uint64) ([]byte, error) {
 		}
 	}
 	p = append(p, residuals(f, "ref", a, b, out)...)
+	h.Gen, h.Count, h.Pred, h.Bytes = "explicit", len(a), "ref", len(p)
+	return gzipMember(h, p)
+}
+
+// gzipMember is one gzip member: the header's length, the header, the payload.
+func gzipMember(h DumpHeader, payload []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression)
-	h, _ := json.Marshal(DumpHeader{Dataset: Dataset{Op: f.Op, Gen: "explicit", Count: len(a)}, Pred: "ref", Bytes: len(p)})
+	hj, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
 	var lb [binary.MaxVarintLen64]byte
-	zw.Write(lb[:binary.PutUvarint(lb[:], uint64(len(h)))])
-	zw.Write(h)
-	zw.Write(p)
-	err := zw.Close()
+	zw.Write(lb[:binary.PutUvarint(lb[:], uint64(len(hj)))])
+	zw.Write(hj)
+	zw.Write(payload)
+	err = zw.Close()
 	return buf.Bytes(), err
 }

@@ -57,7 +57,6 @@ func Fit(samples []Sample, o FitOptions) (*Quad, *FitReport, error) {
 	rep := &FitReport{}
 	type window struct{ lo, hi float64 } // feasible C0+Delta
 	wins := make([]window, o.Intervals)
-	scale := math.Ldexp(1, o.L)
 	for i, ss := range by {
 		if len(ss) < 8 {
 			return nil, nil, fmt.Errorf("fit: interval %d has %d samples", i, len(ss))
@@ -66,8 +65,7 @@ func Fit(samples []Sample, o FitOptions) (*Quad, *FitReport, error) {
 		sq := make([]float64, len(ss))
 		mid := make([]float64, len(ss))
 		for k, s := range ss {
-			t[k] = float64(s.Xl) / scale
-			sq[k] = float64(truncSquare(uint(o.L), s.Xl)) / (1 << 15)
+			t[k], sq[k] = o.terms(s.Xl)
 			mid[k] = (s.Lo + s.Hi) / 2
 		}
 		c := lsq3(t, sq, mid)
@@ -85,7 +83,7 @@ func Fit(samples []Sample, o FitOptions) (*Quad, *FitReport, error) {
 				w := window{math.Inf(-1), math.Inf(1)}
 				ok := true
 				for _, k := range perm {
-					v := float64(c1)/2*t[k] + float64(c2)/2*sq[k]
+					v := linear(c1, c2, t[k], sq[k])
 					w.lo = math.Max(w.lo, ss[k].Lo-v)
 					w.hi = math.Min(w.hi, ss[k].Hi-v)
 					if w.lo >= w.hi {
@@ -155,6 +153,56 @@ func Fit(samples []Sample, o FitOptions) (*Quad, *FitReport, error) {
 		q.C0[i] = int64(g * step * 8)
 	}
 	return q, rep, nil
+}
+
+// terms are t = Xl/2^L and the squarer's t² for one sample.
+func (o FitOptions) terms(xl uint32) (t, sq float64) {
+	return float64(xl) / math.Ldexp(1, o.L), float64(truncSquare(uint(o.L), xl)) / (1 << 15)
+}
+
+// linear is C1·t + C2·sq(t) for coefficients in units of 1/2, as Fit
+// computes it (so Pins finds the samples that bound Fit's windows).
+func linear(c1, c2 int64, t, sq float64) float64 {
+	return float64(c1)/2*t + float64(c2)/2*sq
+}
+
+// Pins returns, for a table fitted to samples, the samples that bound each
+// interval's window of C0+Delta: the one with the largest lower bound and
+// the one with the smallest upper bound (indices into samples, sorted,
+// without repeats). The windows, hence Delta and C0, of any subset of
+// the samples that holds the pins and leaves (C1, C2) unique are those of
+// all the samples.
+func Pins(samples []Sample, q *Quad, o FitOptions) []int {
+	lo := make([]int, o.Intervals)
+	hi := make([]int, o.Intervals)
+	for i := range lo {
+		lo[i], hi[i] = -1, -1
+	}
+	wlo := make([]float64, o.Intervals)
+	whi := make([]float64, o.Intervals)
+	for k, s := range samples {
+		if s.I < 0 || s.I >= o.Intervals {
+			continue
+		}
+		t, sq := o.terms(s.Xl)
+		v := linear(q.C1[s.I], q.C2[s.I], t, sq)
+		if l := s.Lo - v; lo[s.I] < 0 || l > wlo[s.I] {
+			lo[s.I], wlo[s.I] = k, l
+		}
+		if h := s.Hi - v; hi[s.I] < 0 || h < whi[s.I] {
+			hi[s.I], whi[s.I] = k, h
+		}
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, k := range append(lo, hi...) {
+		if k >= 0 && !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	sort.Ints(out)
+	return out
 }
 
 // lsq3 fits y ~ a + b·t + c·s by least squares.

@@ -1,7 +1,9 @@
 package sfu
 
 import (
+	"bytes"
 	"fmt"
+	"go/format"
 	"io"
 	"math"
 	"sort"
@@ -13,46 +15,73 @@ import (
 type QuadSpec struct {
 	Name    string // the Go variable, e.g. quadEX2
 	Options FitOptions
-	// Samples turns a dump's datasets into constraints (nil to skip a dataset).
-	Samples func(d *Dump) []Sample
+	// Binades are the binades whose results constrain the table: every
+	// recorded result of an operand in one of them is a sample.
+	Binades []FitBinade
+	// sample turns one result of one of the binades into a constraint
+	// (false: the result does not come from the table).
+	sample func(op string, a, out uint32) (Sample, bool)
 }
 
-// binadeOf reports whether a dump covers the binade of op that starts at
-// base (every operand, or every Step-th).
-func binadeOf(d *Dump, op string, base uint64) bool {
-	return d.Op == op && d.Gen == "range" && d.Base == base && d.Count*int(max(d.Step, 1)) == 1<<23
+// A FitBinade is every f32 operand of one form with one sign and biased
+// exponent: 2^23 operands from Base.
+type FitBinade struct {
+	Op   string
+	Base uint32 // sign and biased exponent, zero fraction
 }
 
-// intSamples: for a whole binade, interval = mantissa >> L, Xl = the rest,
-// S in [M, M+1) with M = value/unit.
-func intSamples(d *Dump, L int, unit float64, skip func(m uint32) bool) []Sample {
-	var out []Sample
-	for i, a := range d.A {
-		m := uint32(a) & manMask
-		if skip != nil && skip(m) {
-			continue
-		}
-		v := float64(f32(uint32(d.Out[i]))) / unit
-		out = append(out, Sample{I: int(m >> L), Xl: m & (1<<L - 1), Lo: v, Hi: v + 1})
-	}
+// Contains reports whether operand a of form op lies in the binade.
+func (b FitBinade) Contains(op string, a uint64) bool {
+	return op == b.Op && a>>32 == 0 && uint32(a)&^manMask == b.Base
+}
+
+// Samples turns a dump's results of the spec's binades into constraints.
+func (s QuadSpec) Samples(d *Dump) []Sample {
+	out, _ := s.indexedSamples(d)
 	return out
 }
 
-// truncSamples: S in [|out|, |out|+ulp) in units of unit (results truncated
+// indexedSamples is Samples with, for each sample, the index of its result
+// in the dump.
+func (s QuadSpec) indexedSamples(d *Dump) ([]Sample, []int) {
+	in := false
+	for _, b := range s.Binades {
+		in = in || b.Op == d.Op
+	}
+	if !in {
+		return nil, nil
+	}
+	var out []Sample
+	var idx []int
+	for i, a := range d.A {
+		for _, b := range s.Binades {
+			if b.Contains(d.Op, a) {
+				if x, ok := s.sample(d.Op, uint32(a), uint32(d.Out[i])); ok {
+					out = append(out, x)
+					idx = append(idx, i)
+				}
+				break
+			}
+		}
+	}
+	return out, idx
+}
+
+// intSample: interval = mantissa >> L, Xl = the rest, S in [M, M+1) with
+// M = value/unit.
+func intSample(L int, unit float64, a, res uint32) Sample {
+	m := a & manMask
+	v := float64(f32(res)) / unit
+	return Sample{I: int(m >> L), Xl: m & (1<<L - 1), Lo: v, Hi: v + 1}
+}
+
+// truncBounds: S in [|out|, |out|+ulp) in units of unit (results truncated
 // toward zero to 24 bits), where the sum was first truncated to a quantum.
-func truncSamples(d *Dump, L int, unit, quantum float64, skip func(m uint32) bool) []Sample {
-	var out []Sample
-	for i, a := range d.A {
-		m := uint32(a) & manMask
-		if skip != nil && skip(m) {
-			continue
-		}
-		b := uint32(d.Out[i]) &^ signMask
-		v := float64(f32(b))
-		u := float64(f32(b+1)) - v
-		out = append(out, Sample{I: int(m >> L), Xl: m & (1<<L - 1), Lo: v / unit, Hi: v/unit + max(u/unit, quantum)})
-	}
-	return out
+func truncBounds(unit, quantum float64, res uint32) (lo, hi float64) {
+	b := res &^ signMask
+	v := float64(f32(b))
+	u := float64(f32(b+1)) - v
+	return v / unit, v/unit + max(u/unit, quantum)
 }
 
 var (
@@ -62,86 +91,47 @@ var (
 
 // QuadSpecs lists every table and how it is fitted.
 func QuadSpecs() []QuadSpec {
-	zero := func(m uint32) bool { return m == 0 }
+	one := func(op string, e uint32) []FitBinade { return []FitBinade{{op, e << 23}} }
+	ints := func(L int, unit float64) func(string, uint32, uint32) (Sample, bool) {
+		return func(_ string, a, res uint32) (Sample, bool) { return intSample(L, unit, a, res), true }
+	}
+	// MUFU.RSQ of a power of four is exact, not read from the table
+	rsq0 := func(_ string, a, res uint32) (Sample, bool) {
+		return intSample(17, math.Ldexp(1, -24), a, res), a&manMask != 0
+	}
+	sqrtOpts := FitOptions{L: 17, Intervals: 64, C0Step: 1, C1Step: 2, C2Step: 1, Window: 6}
 	specs := []QuadSpec{
-		{"quadEX2", optsL17, func(d *Dump) []Sample {
-			if !binadeOf(d, "ex2.approx.ftz.f32", 0x3F800000) {
-				return nil
-			}
-			return intSamples(d, 17, math.Ldexp(1, -22), nil)
-		}},
-		{"quadRCP", optsL16, func(d *Dump) []Sample {
-			if !binadeOf(d, "rcp.approx.ftz.f32", 0x3F800000) {
-				return nil
-			}
-			return intSamples(d, 16, math.Ldexp(1, -24), nil)
-		}},
-		{"quadRSQ[0]", optsL17, func(d *Dump) []Sample {
-			if !binadeOf(d, "rsqrt.approx.ftz.f32", 0x3F800000) {
-				return nil
-			}
-			return intSamples(d, 17, math.Ldexp(1, -24), zero)
-		}},
-		{"quadRSQ[1]", optsL17, func(d *Dump) []Sample {
-			if !binadeOf(d, "rsqrt.approx.ftz.f32", 0x40000000) {
-				return nil
-			}
-			return intSamples(d, 17, math.Ldexp(1, -24), nil)
-		}},
-		{"quadSQRT[0]", FitOptions{L: 17, Intervals: 64, C0Step: 1, C1Step: 2, C2Step: 1, Window: 6}, func(d *Dump) []Sample {
-			if !binadeOf(d, "sqrt.approx.ftz.f32", 0x3F800000) {
-				return nil
-			}
-			return intSamples(d, 17, math.Ldexp(1, -23), nil)
-		}},
-		{"quadSQRT[1]", FitOptions{L: 17, Intervals: 64, C0Step: 1, C1Step: 2, C2Step: 1, Window: 6}, func(d *Dump) []Sample {
-			if !binadeOf(d, "sqrt.approx.ftz.f32", 0x40000000) {
-				return nil
-			}
-			return intSamples(d, 17, math.Ldexp(1, -23), nil)
-		}},
-		{"quadLG2", FitOptions{L: 17, Intervals: 64, C0Step: 2, C1Step: 4, C2Step: 2, Window: 6}, func(d *Dump) []Sample {
-			if !binadeOf(d, "lg2.approx.ftz.f32", 0x3F800000) {
-				return nil
-			}
-			return truncSamples(d, 17, math.Ldexp(1, -24), 1.0/(1<<lg2Frac), zero)
-		}},
-		{"quadSIN", FitOptions{L: 17, Intervals: 64, C0Step: 2, C1Step: 4, C2Step: 2, Window: 8}, func(d *Dump) []Sample {
-			cos := d.Op == "cos.approx.ftz.f32"
-			if !binadeOf(d, "sin.approx.ftz.f32", 0x40000000) && !binadeOf(d, "sin.approx.ftz.f32", 0x40800000) &&
-				!binadeOf(d, "cos.approx.ftz.f32", 0x40000000) && !binadeOf(d, "cos.approx.ftz.f32", 0x40800000) {
-				return nil
-			}
-			var out []Sample
-			for i, a := range d.A {
-				_, f, _ := sinArg(fmul32(uint32(a), invTwoPi32, false, true), cos)
-				b := uint32(d.Out[i]) &^ signMask
-				v := float64(f32(b))
-				u := float64(f32(b+1)) - v
-				unit := math.Ldexp(1, -24)
-				out = append(out, Sample{I: int(f >> 17), Xl: f & (1<<17 - 1), Lo: v / unit, Hi: v/unit + max(u/unit, 1.0/(1<<sinFrac))})
-			}
-			return out
-		}},
+		{"quadEX2", optsL17, one("ex2.approx.ftz.f32", 127), ints(17, math.Ldexp(1, -22))},
+		{"quadRCP", optsL16, one("rcp.approx.ftz.f32", 127), ints(16, math.Ldexp(1, -24))},
+		{"quadRSQ[0]", optsL17, one("rsqrt.approx.ftz.f32", 127), rsq0},
+		{"quadRSQ[1]", optsL17, one("rsqrt.approx.ftz.f32", 128), ints(17, math.Ldexp(1, -24))},
+		{"quadSQRT[0]", sqrtOpts, one("sqrt.approx.ftz.f32", 127), ints(17, math.Ldexp(1, -23))},
+		{"quadSQRT[1]", sqrtOpts, one("sqrt.approx.ftz.f32", 128), ints(17, math.Ldexp(1, -23))},
+		{"quadLG2", FitOptions{L: 17, Intervals: 64, C0Step: 2, C1Step: 4, C2Step: 2, Window: 6}, one("lg2.approx.ftz.f32", 127),
+			func(_ string, a, res uint32) (Sample, bool) {
+				m := a & manMask
+				s := Sample{I: int(m >> 17), Xl: m & (1<<17 - 1)}
+				s.Lo, s.Hi = truncBounds(math.Ldexp(1, -24), 1.0/(1<<lg2Frac), res)
+				return s, m != 0 // log2(1) = 0 exactly, not read from the table
+			}},
+		{"quadSIN", FitOptions{L: 17, Intervals: 64, C0Step: 2, C1Step: 4, C2Step: 2, Window: 8},
+			[]FitBinade{{"sin.approx.ftz.f32", 128 << 23}, {"sin.approx.ftz.f32", 129 << 23}, {"cos.approx.ftz.f32", 128 << 23}, {"cos.approx.ftz.f32", 129 << 23}},
+			func(op string, a, res uint32) (Sample, bool) {
+				_, f, _ := sinArg(fmul32(a, invTwoPi32, false, true), op == "cos.approx.ftz.f32")
+				s := Sample{I: int(f >> 17), Xl: f & (1<<17 - 1)}
+				s.Lo, s.Hi = truncBounds(math.Ldexp(1, -24), 1.0/(1<<sinFrac), res)
+				return s, true
+			}},
 	}
 	for e := tanhMinExp; e <= tanhMaxExp; e++ {
-		base := uint64(e+127) << 23
 		specs = append(specs, QuadSpec{fmt.Sprintf("quadTANH[%d]", e-tanhMinExp),
 			FitOptions{L: 17, Intervals: 1 << tanhIndexBits[e-tanhMinExp], C0Step: 2, C1Step: 4, C2Step: 2, Window: 10},
-			func(d *Dump) []Sample {
-				if d.Op != "tanh.approx.f32" || !(d.Gen == "range" || d.Gen == "sample") || d.Base != base || d.Gen == "sample" && d.Span != 1<<23 {
-					return nil
-				}
-				var out []Sample
-				unit := math.Ldexp(1, e-24)
-				for k, a := range d.A {
-					_, i, xl := tanhSplit(e, uint32(a)&manMask)
-					b := uint32(d.Out[k]) &^ signMask
-					v := float64(f32(b))
-					u := float64(f32(b+1)) - v
-					out = append(out, Sample{I: i, Xl: xl, Lo: v / unit, Hi: v/unit + max(u/unit, 1.0/(1<<tanhFrac))})
-				}
-				return out
+			one("tanh.approx.f32", uint32(e+127)),
+			func(_ string, a, res uint32) (Sample, bool) {
+				_, i, xl := tanhSplit(e, a&manMask)
+				s := Sample{I: i, Xl: xl}
+				s.Lo, s.Hi = truncBounds(math.Ldexp(1, e-24), 1.0/(1<<tanhFrac), res)
+				return s, true
 			}})
 	}
 	return specs
@@ -167,6 +157,21 @@ func FitQuads(ds []*Dump, report io.Writer) (map[string]*Quad, error) {
 		out[s.Name] = q
 	}
 	return out, nil
+}
+
+// TablesHeader names the generator in tables_gen.go's first line.
+const TablesHeader = "sim/sfu/internal/fitgen from recorded H100 results"
+
+// GenerateTables fits every table to the dumps and returns tables_gen.go's
+// source, formatted; report gets FitQuads's lines.
+func GenerateTables(ds []*Dump, report io.Writer) ([]byte, error) {
+	qs, err := FitQuads(ds, report)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	WriteTables(&b, qs, TablesHeader)
+	return format.Source(b.Bytes())
 }
 
 // WriteTables writes the tables as Go source.

@@ -61,7 +61,11 @@ func (f *Form) opCode(b *strings.Builder) {
 // genCode emits Domain.Input for input number %r5 into %r10/%r11 or %rd10
 // (%rd2 holds the edge table).
 func (d Domain) genCode(b *strings.Builder) {
-	switch d.Name {
+	switch d.kind() {
+	case "hi-lo":
+		fmt.Fprintf(b, "\tcvt.u64.u32 %%rd20, %%r5;\n\tshl.b64 %%rd23, %%rd20, 32;\n\tor.b64 %%rd10, %%rd23, %d;\n", d.word)
+	case "lo-hi":
+		fmt.Fprintf(b, "\tcvt.u64.u32 %%rd20, %%r5;\n\tor.b64 %%rd10, %%rd20, %d;\n", uint64(d.word)<<32)
 	case "hi":
 		fmt.Fprintf(b, "\tcvt.u64.u32 %%rd20, %%r5;\n\tadd.u64 %%rd21, %%rd20, %d;\n", uint64(seedHi))
 		mix(b, "%rd21", "%rd22")

@@ -87,3 +87,6 @@ func dropTable(L uint) []uint32 {
 	})
 	return drops[L]
 }
+
+// Intervals is the number of intervals of the table.
+func (q *Quad) Intervals() int { return len(q.C0) }

@@ -1,15 +1,17 @@
 // Command fitgen fits the special function unit's interpolator tables to
 // results recorded on a GPU and writes them as Go source:
 //
-//	tcsim verify approx --gpu --dump DIR     (on the GPU machine)
-//	go run ./sim/sfu/internal/fitgen -o sim/sfu/tables_gen.go DIR/dump*.gz
+//	tcsim verify approx --gpu --record-fit fixtures/approx/fit_sm90a.gz   (on the GPU machine)
+//	go run ./sim/sfu/internal/fitgen -o sim/sfu/tables_gen.go fixtures/approx/fit_sm90a.gz
+//
+// It reads any dump files (tcsim verify approx --gpu --dump DIR writes
+// whole datasets); the committed record regenerates tables_gen.go byte
+// for byte (sim/sfu's TestTablesFromFixture).
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"go/format"
 	"os"
 
 	"github.com/tcsim/tcsim/sim/sfu"
@@ -31,13 +33,7 @@ func main() {
 		}
 		ds = append(ds, d...)
 	}
-	qs, err := sfu.FitQuads(ds, os.Stderr)
-	if err != nil {
-		fail(err)
-	}
-	var b bytes.Buffer
-	sfu.WriteTables(&b, qs, "sim/sfu/internal/fitgen from recorded H100 results")
-	src, err := format.Source(b.Bytes())
+	src, err := sfu.GenerateTables(ds, os.Stderr)
 	if err != nil {
 		fail(err)
 	}
