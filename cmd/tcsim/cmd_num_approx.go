@@ -152,7 +152,14 @@ func runNumApprox(e *env, o *numApproxOpts, args []string) error {
 	}
 	r, steps := f.Explain(ops[0], ops[1])
 	fmt.Fprintf(w, "\n  result  %s\n", approxValue(ft, lanes, r))
-	fmt.Fprintf(w, "  model   %s; ptxas (sm_90a): %s\n", f.Status(), f.Lowering)
+	fmt.Fprintf(w, "  model   %s; ptxas (sm_90a): %s\n", approxStatus(f, ops[0], ops[1]), f.Lowering)
+	if f.Exact {
+		if f.MeasuredInput(ops[0], ops[1]) {
+			fmt.Fprintf(w, "  checked on the H100 on %s, %s among them\n", f.Coverage(), approxOperands(f))
+		} else {
+			fmt.Fprintf(w, "  checked on the H100 on %s; not on %s\n", f.Coverage(), approxOperands(f))
+		}
+	}
 	ref := sfu.Reference(f, ops[0], ops[1])
 	if ref == r {
 		fmt.Fprintf(w, "  float64 the same bits\n")
@@ -167,4 +174,20 @@ func runNumApprox(e *env, o *numApproxOpts, args []string) error {
 		}
 	}
 	return nil
+}
+
+// approxStatus is the model's status for one input: "bit-exact" only
+// where the H100 was checked on it.
+func approxStatus(f *sfu.Form, a, b uint64) string {
+	if f.Exact && !f.MeasuredInput(a, b) {
+		return "not checked on " + approxOperands(f) + " (bit-exact on every input checked)"
+	}
+	return f.Status()
+}
+
+func approxOperands(f *sfu.Form) string {
+	if f.Kind == sfu.Binary32 {
+		return "these operands"
+	}
+	return "this operand"
 }

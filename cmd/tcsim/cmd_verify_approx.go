@@ -28,7 +28,7 @@ const defaultApproxFixture = "fixtures/approx"
 func init() {
 	register(&command{
 		name:    "verify approx",
-		args:    "[--gpu [--record FILE] [--diff DIR]] [--fixture FILE] [--full] [--forms REGEXP]",
+		args:    "[--gpu [--record FILE] [--diff DIR] | --gpu --record-fit FILE] [--fixture FILE] [--full] [--forms REGEXP]",
 		summary: "check the approximate-math model (ex2, lg2, rcp, rsqrt, sqrt, sin, cos, tanh .approx, div) against the H100 on every input",
 		help: `Checks tcsim's model of the special function unit (package sim/sfu: the
 MUFU core and the instructions ptxas puts around it) against hardware, on
@@ -47,6 +47,15 @@ GPU's results are read back and compared input by input (agreement, largest
 difference in ulps; --diff DIR keeps the differing inputs). --record FILE
 writes the GPU's hashes with their provenance.
 
+With --gpu --record-fit FILE, the GPU computes every operand of the binades
+the interpolator tables are fitted to (2^23 results each); tcsim fits every
+table to them on every CPU, checks that they give tables_gen.go's tables,
+and writes the record that pins every table value: every 64th result of
+each binade and the results that bound each interval's window (the
+fixture fixtures/approx/fit_sm90a.gz; go run ./sim/sfu/internal/fitgen
+regenerates the tables from it). It checks too that the record alone fits
+the same tables, and exits 1 if either check fails.
+
 Without --gpu it replays the recorded hashes (--fixture, default the
 *.jsonl.gz files under ` + defaultApproxFixture + `; run from the repository root): a sample
 of chunks of every campaign is recomputed with the model (--full: all of
@@ -63,7 +72,9 @@ The exit status is 1 when a form that the model calls bit-exact disagrees.`,
 			fs.IntVar(&o.sample, "sample", 4, "without --gpu and --full, chunks recomputed per campaign (the first, the last and random ones)")
 			fs.Uint64Var(&o.seed, "seed", 0, "without --gpu and --full, the seed that picks the chunks (0: a new one each run)")
 			fs.StringVar(&o.forms, "forms", "", "only forms whose opcode matches `REGEXP`")
+			fs.StringVar(&o.domains, "domains", "", "only campaigns whose domain name matches `REGEXP` (all, hi, hi-lo0, lo-hi3ff00000, rand, one, edge, ...)")
 			fs.BoolVar(&o.noModel, "no-model", false, "with --gpu, record the hardware's hashes without comparing with the model")
+			fs.StringVar(&o.recordFit, "record-fit", "", "with --gpu, run the tables' whole binades, fit them and write the record that pins every table value to `FILE`")
 			fs.StringVar(&o.dump, "dump", "", "(development) run the fitting datasets on the GPU and write their results under `DIR`")
 			fs.BoolVar(&o.extra, "extra", false, "(development) with --dump, the second set of datasets")
 			fs.IntVar(&o.dumpBudget, "dump-mib", 56, "(development) with --dump, the most MiB to write")
@@ -78,10 +89,24 @@ The exit status is 1 when a form that the model calls bit-exact disagrees.`,
 type approxOpts struct {
 	gpu, full, noModel, extra bool
 	record, diff, fixture     string
+	recordFit                 string
 	forms, dump, ptx          string
+	domains                   string
 	sample, device            int
 	seed                      uint64
 	dumpBudget                int
+}
+
+// domainFilter is --domains: nil for every domain.
+func (o *approxOpts) domainFilter() (func(name string) bool, error) {
+	if o.domains == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(o.domains)
+	if err != nil {
+		return nil, usagef("--domains: %v", err)
+	}
+	return re.MatchString, nil
 }
 
 func (o *approxOpts) selected() ([]*sfu.Form, error) {
@@ -113,6 +138,23 @@ func runVerifyApprox(e *env, opts any, args []string) error {
 	if err != nil {
 		return err
 	}
+	keep, err := o.domainFilter()
+	if err != nil {
+		return err
+	}
+	if keep != nil {
+		n := 0
+		for _, f := range forms {
+			for _, d := range f.Domains() {
+				if keep(d.Name) {
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			return usagef("--domains %q matches no campaign of the selected forms", o.domains)
+		}
+	}
 	if o.ptx != "" {
 		return writeApproxPTX(e, o.ptx, forms)
 	}
@@ -121,6 +163,9 @@ func runVerifyApprox(e *env, opts any, args []string) error {
 	}
 	if o.dump != "" {
 		return approxDump(e, o, forms)
+	}
+	if o.recordFit != "" {
+		return approxRecordFit(e, o, forms)
 	}
 	if o.gpu {
 		return approxOnGPU(e, o, forms)
@@ -189,6 +234,9 @@ func approxOnGPU(e *env, o *approxOpts, forms []*sfu.Form) error {
 	if o.forms != "" {
 		cmd += " --forms '" + o.forms + "'"
 	}
+	if o.domains != "" {
+		cmd += " --domains '" + o.domains + "'"
+	}
 	if o.record != "" {
 		cmd += " --record " + o.record
 	}
@@ -198,8 +246,15 @@ func approxOnGPU(e *env, o *approxOpts, forms []*sfu.Form) error {
 	bad := 0
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FORM\tDOMAIN\tCHUNKS\tRESULT\tTIME")
+	keep, err := o.domainFilter()
+	if err != nil {
+		return err
+	}
 	for _, f := range forms {
 		for _, d := range f.Domains() {
+			if keep != nil && !keep(d.Name) {
+				continue
+			}
 			t0 := time.Now()
 			hw, err := r.Hashes(hashKernel(f, d))
 			var je *gpu.JITError
@@ -367,8 +422,12 @@ func approxReplay(e *env, o *approxOpts, forms []*sfu.Form) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FORM\tDOMAIN\tCHUNKS CHECKED\tRESULT\tMODEL")
 	bad := 0
+	keep, err := o.domainFilter()
+	if err != nil {
+		return err
+	}
 	for _, rec := range recs {
-		if !want[rec.Op] {
+		if !want[rec.Op] || keep != nil && !keep(rec.Domain) {
 			continue
 		}
 		r, err := sfu.ReplayRecord(rec, o.full, o.sample, seed)

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tcsim/tcsim/sim/sfu"
@@ -43,4 +44,62 @@ func TestVerifyApproxTampered(t *testing.T) {
 	expectCLI(t, []string{"verify", "approx", "--fixture", dir, "--forms", `^(ex2\.approx\.f16|ex2\.approx\.ftz\.f32|tanh\.approx\.f16)$`, "--sample", "4", "--seed", "5"}, 1,
 		[]string{"ex2.approx.f16      all     1 of 1          0/1 match  MISMATCH", "ex2.approx.ftz.f32  all     4 of 4096       3/4 match  MISMATCH", "tanh.approx.f16     all     1 of 1          1/1 match            bit-exact"},
 		nil, "2 campaigns of bit-exact forms do not match their recording")
+}
+
+// TestNumApproxCoverage: tcsim num says "bit-exact" only on inputs the
+// H100 was checked on, and says on which inputs it was.
+func TestNumApproxCoverage(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		want     []string
+		not      []string
+		exitCode int
+	}{
+		{[]string{"num", "ex2.approx.ftz.f32", "0.37"}, []string{"model   bit-exact;", "checked on the H100 on all 2^32 operands, this operand among them"}, nil, 0},
+		{[]string{"num", "rsqrt.approx.f64", "0x7ff0000000000000"}, []string{"model   not checked on this operand (bit-exact on every input checked)", "2^32 high words × 1 low word", "; not on this operand"}, []string{"model   bit-exact"}, 0},
+		{[]string{"num", "rcp.approx.ftz.f64", "1"}, []string{"model   not checked on this operand"}, []string{"model   bit-exact"}, 0},
+		{[]string{"num", "div.full.f32", "1", "3"}, []string{"model   bit-exact;", "a = 1.0 with all 2^32 divisors", "these operands among them"}, nil, 0},
+		{[]string{"num", "div.full.f32", "2", "3"}, []string{"model   not checked on these operands"}, nil, 0},
+	} {
+		expectCLI(t, c.args, c.exitCode, c.want, c.not, "")
+	}
+}
+
+// TestRecordFitReport: what verify approx --gpu --record-fit prints for a
+// table, from a recording with the model standing in for the GPU, and
+// that a table that does not fit is counted as failed.
+func TestRecordFitReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a whole binade")
+	}
+	model := func(f *sfu.Form, a []uint64) ([]uint64, error) {
+		out := make([]uint64, len(a))
+		for i, x := range a {
+			out[i] = f.Eval(x, 0)
+		}
+		return out, nil
+	}
+	sel := fitTables([]*sfu.Form{sfu.MustLookup("rsqrt.approx.ftz.f32")})
+	if !sel("quadRSQ[0]") || !sel("quadRSQ[1]") || sel("quadEX2") {
+		t.Fatalf("rsqrt.approx.ftz.f32 selects the wrong tables")
+	}
+	_, checks, err := sfu.RecordFit(model, func(n string) bool { return n == "quadRSQ[0]" }, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if bad := reportFitChecks(&b, checks); bad != 0 {
+		t.Errorf("%d tables failed:\n%s", bad, b.String())
+	}
+	t.Logf("\n%s", b.String())
+	for _, w := range []string{"TABLE", "quadRSQ[0]", "8388607", "262136 in [262128, 262144)", "tables_gen.go", "the same"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("the report lacks %q:\n%s", w, b.String())
+		}
+	}
+	checks[0].Refit = nil
+	b.Reset()
+	if bad := reportFitChecks(&b, checks); bad != 1 || !strings.Contains(b.String(), "ANOTHER TABLE") {
+		t.Errorf("a record that does not refit: %d failed\n%s", bad, b.String())
+	}
 }
