@@ -16,7 +16,8 @@ import (
 // smemTable maps each element (mn, k) of a shared-memory operand to its bit
 // address (byte*8 + bit).
 type smemTable struct {
-	addrs  []uint32
+	ebits  int      // element width of the operand
+	addrs  []uint32 // bit address of each element
 	chunks []uint32 // 16-byte rows read, for the async-read checks
 	err    error
 	fs     desc.Findings
@@ -37,7 +38,7 @@ func smemOperand(d uint64, mn, k, ebits int, mnMajor, tcgen bool) *smemTable {
 	if v, ok := smemTables.Load(key); ok {
 		return v.(*smemTable)
 	}
-	t := &smemTable{}
+	t := &smemTable{ebits: ebits}
 	var lay desc.SmemLayout
 	ctx := desc.Context{TileMN: mn, TileK: k, Major: desc.MajorK}
 	if mnMajor {
@@ -308,9 +309,15 @@ func (c *CTA) layoutCheck(t *smemTable, mn, k int, mnMajor bool, in *Inst, what 
 		if tg.tmap == 0 {
 			continue
 		}
-		if c.u.m.tmaps[tg.tmap-1].packed4 {
+		switch tm := c.u.m.tmaps[tg.tmap-1]; {
+		case tm.packed4:
 			// two 4-bit elements a byte: the tag names the byte
 			tg.c0 = 2*tg.c0 + int32(ba%8)/4
+		case tm.esize == 1 && t.ebits < 8:
+			// sub-byte elements packed into a byte map (a UINT8 map of
+			// packed FP4 data): the tag names the byte, coordinates along
+			// dimension 0 count bytes
+			tg.c0 = int32(8/t.ebits)*tg.c0 + int32(ba%8)/int32(t.ebits)
 		}
 		m, kk := i/k, i%k
 		var d0, d1 int32
