@@ -3,9 +3,6 @@ package sim
 import (
 	"fmt"
 	"sort"
-	"strings"
-
-	"github.com/tcsim/tcsim/launch"
 )
 
 // Buffer is one allocation of global memory.
@@ -133,26 +130,7 @@ const nullWindow = 1 << 20
 // describeGlobal says where a global address that is in no buffer is: near
 // a null pointer (naming the launch's null parameters), else relative to
 // the closest buffer.
-func (m *Machine) describeGlobal(addr uint64) string {
-	if addr < nullWindow {
-		var names []string
-		if m.Binding != nil {
-			for _, p := range m.Binding.Params {
-				if p.Param.Kind == launch.NullParam {
-					names = append(names, p.Label())
-				}
-			}
-		}
-		switch len(names) {
-		case 0:
-			return "a null pointer dereference (the address is within 1 MiB of 0)"
-		case 1:
-			return fmt.Sprintf("a null pointer dereference: param %s is null", names[0])
-		}
-		return fmt.Sprintf("a null pointer dereference: params %s are null", strings.Join(names, ", "))
-	}
-	return m.Global.Nearest(addr)
-}
+func (m *Machine) describeGlobal(addr uint64) string { return m.describeGlobalAt(addr, nil) }
 
 // Buffers returns every buffer.
 func (g *GlobalMemory) Buffers() []*Buffer { return g.bufs }

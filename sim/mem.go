@@ -91,7 +91,7 @@ func (w *Warp) mem(in *Inst, sp ptx.Space, addr uint64, n int, lane int, write b
 	case msGlobal:
 		b, ok := w.cta.u.m.Global.Find(a, n)
 		if !ok {
-			w.fault(in, lane, "out-of-bounds global memory access: %d bytes at %#x, %s", n, a, w.cta.u.m.describeGlobal(a))
+			w.fault(in, lane, "out-of-bounds global memory access: %d bytes at %#x, %s", n, a, w.cta.u.m.describeGlobalAt(a, in))
 			return nil
 		}
 		off := a - b.Base
