@@ -93,6 +93,11 @@ func runCapture(e *env, opts any, args []string) error {
 			return usagef("--convert takes no program (got %q)", strings.Join(args, " "))
 		}
 		raw = o.convert
+		if st, err := os.Stat(raw); err != nil {
+			return err // missing or unreadable: exit status 2
+		} else if !st.IsDir() {
+			return usagef("--convert %s: not a directory (want the raw records a capture wrote, DIR/raw)", raw)
+		}
 	} else {
 		if len(args) == 0 {
 			return usagef("missing the program: tcsim capture -o DIR -- PROGRAM ARGS...")

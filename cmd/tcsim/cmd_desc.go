@@ -241,6 +241,9 @@ func runDescProbe(e *env, opts any, args []string) error {
 	}
 	res, err := p.Check(out)
 	if err != nil {
+		if o.check != "" {
+			return badInput(fmt.Errorf("%s: %w", o.check, err)) // not a probe's output
+		}
 		return err
 	}
 	bad := 0
@@ -584,7 +587,7 @@ func runEncodeIDesc(e *env, o *descFlags) error {
 func readTensorMapArg(arg string, force bool) (tm [tensormap.Size]byte, ok bool, err error) {
 	if st, serr := os.Stat(arg); serr == nil && st.Mode().IsRegular() {
 		if st.Size() > 1<<16 {
-			return tm, false, fmt.Errorf("%s: %d bytes; a CUtensorMap is 128 (or 256 hex digits)", arg, st.Size())
+			return tm, false, badInput(fmt.Errorf("%s: %d bytes; a CUtensorMap is 128 (or 256 hex digits)%s", arg, st.Size(), scanHint(arg, st.Size())))
 		}
 		data, err := os.ReadFile(arg)
 		if err != nil {
@@ -594,8 +597,11 @@ func readTensorMapArg(arg string, force bool) (tm [tensormap.Size]byte, ok bool,
 			copy(tm[:], data)
 			return tm, true, nil
 		}
+		if !isText(data) {
+			return tm, false, badInput(fmt.Errorf("%s: %d bytes of binary data, not the 128 bytes of a CUtensorMap%s", arg, len(data), scanHint(arg, int64(len(data)))))
+		}
 		if tm, err = tensormap.ParseHex(string(data)); err != nil {
-			return tm, false, fmt.Errorf("%s: %d bytes: neither the 128 bytes of a CUtensorMap nor its hex (%v)", arg, len(data), err)
+			return tm, false, badInput(fmt.Errorf("%s: %d bytes of text, not the hex of a CUtensorMap (%v)", arg, len(data), err))
 		}
 		return tm, true, nil
 	}
@@ -609,6 +615,26 @@ func readTensorMapArg(arg string, force bool) (tm [tensormap.Size]byte, ok bool,
 	return tm, true, nil
 }
 
+// scanHint suggests --scan for a file larger than one CUtensorMap (a
+// by-value Params struct, a parameter dump), which may hold several.
+func scanHint(path string, size int64) string {
+	if size <= tensormap.Size || size > 1<<20 {
+		return ""
+	}
+	return fmt.Sprintf("; to find the maps inside a larger file (a by-value Params struct), run tcsim desc --scan %s, or --at OFFSET for one", path)
+}
+
+// isText reports whether data is printable ASCII and white space, as the
+// hex text of a CUtensorMap is.
+func isText(data []byte) bool {
+	for _, c := range data {
+		if (c < ' ' || c > '~') && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
 // runDescTensorMapFile decodes the map at --at, or lists the maps of the
 // file with --scan.
 func runDescTensorMapFile(e *env, o *descFlags, path string) error {
@@ -620,7 +646,7 @@ func runDescTensorMapFile(e *env, o *descFlags, path string) error {
 		return err
 	}
 	if st.Size() > 1<<20 {
-		return fmt.Errorf("%s: %d bytes; --at and --scan read files of at most 1 MiB (kernel parameters are at most 32,764 bytes)", path, st.Size())
+		return badInput(fmt.Errorf("%s: %d bytes; --at and --scan read files of at most 1 MiB (kernel parameters are at most 32,764 bytes)", path, st.Size()))
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

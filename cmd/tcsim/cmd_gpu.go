@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"github.com/tcsim/tcsim/internal/demangle"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
 	"github.com/tcsim/tcsim/gpu"
+	isaptx "github.com/tcsim/tcsim/isa/ptx"
 	"github.com/tcsim/tcsim/launch"
 )
 
@@ -200,6 +202,13 @@ func prepareLaunch(lf *launch.LaunchFlags, args []string) (ptxPath string, ptx [
 	arg := ""
 	if len(args) == 1 {
 		arg = args[0]
+		// name a missing kernel before what the launch lacks
+		if _, err := os.Stat(arg); err != nil {
+			if pe, ok := err.(*fs.PathError); ok {
+				err = fmt.Errorf("%s: %w", pe.Path, pe.Err)
+			}
+			return "", nil, nil, nil, usagef("the kernel %v", err)
+		}
 	}
 	l, err = lf.Launch(arg)
 	if err != nil {
@@ -213,9 +222,14 @@ func prepareLaunch(lf *launch.LaunchFlags, args []string) (ptxPath string, ptx [
 		// a missing or unreadable input file is a usage error (exit 2)
 		return "", nil, nil, nil, usagef("%v", err)
 	}
-	kernel, err := launch.ParseKernel(l.PTX, ptx, l.Kernel)
+	mod, err := isaptx.ParseFile(l.PTX, ptx)
 	if err != nil {
-		return "", nil, nil, nil, err
+		return "", nil, nil, nil, err // PTX errors: a failed check
+	}
+	kernel, err := launch.FindKernel(mod, l.Kernel)
+	if err != nil {
+		// no such kernel, or several and no --kernel
+		return "", nil, nil, nil, usagef("%v", err)
 	}
 	l.Kernel = kernel.Name // the mangled name, when it was given demangled
 	b, err = l.Bind(kernel)

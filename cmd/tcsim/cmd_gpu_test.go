@@ -113,7 +113,7 @@ func TestGPURunErrors(t *testing.T) {
 			"kernel saxpy takes 4 parameters (.param .u32 n, .param .f32 a, .param .u64 x, .param .u64 y); the launch gives 1"},
 		{[]string{"gpu", "run", saxpyPTX, "--grid", "1", "--block", "1", "--param", "u32:1", "--param", "f32:1", "--param", "u32:1", "--param", "buf:size=4"}, 2,
 			"kernel saxpy, param 2 (x): u32 is 4 bytes, but the kernel declares .param .u64 x (8 bytes)"},
-		{[]string{"gpu", "run", saxpyPTX, "--kernel", "gemm", "--grid", "1", "--block", "1"}, 1, `no kernel "gemm" (the module has saxpy)`},
+		{[]string{"gpu", "run", saxpyPTX, "--kernel", "gemm", "--grid", "1", "--block", "1"}, 2, `no kernel "gemm" (the module has saxpy)`},
 		{[]string{"gpu", "run", "nonexistent.ptx", "--grid", "1", "--block", "1"}, 2, "nonexistent.ptx: no such file"},
 		{append([]string{"gpu", "run", saxpyPTX, "--out", "n"}, saxpyArgs...), 2, "outputs[0]: parameter n is a scalar; only buffers can be read back"},
 		{append([]string{"gpu", "run", saxpyPTX, "a.ptx"}, saxpyArgs...), 2, "want one PTX file, got 2 arguments"},

@@ -160,9 +160,9 @@ func runMMA(e *env, opts any, args []string) error {
 		src, closer, err := openOperand(spec, f, T, rows, cols)
 		if err != nil {
 			if which == "A" || which == "B" || which == "C" {
-				return nil, shapeHint(err, which, rows, cols, T)
+				return nil, badInput(shapeHint(err, which, rows, cols, T))
 			}
-			return nil, scaleHint(err, strings.TrimPrefix(which, "scale "), map[string]string{"scale A": "rows", "scale B": "columns"}[which], in, T)
+			return nil, badInput(scaleHint(err, strings.TrimPrefix(which, "scale "), map[string]string{"scale A": "rows", "scale B": "columns"}[which], in, T))
 		}
 		if closer != nil {
 			closers = append(closers, closer)

@@ -309,7 +309,7 @@ func (s mmaSources) read(in datapath.Inst, pr *mmaProblem) error {
 		}
 		v, err := src.next()
 		if err != nil {
-			return err
+			return badInput(err)
 		}
 		*dst[i] = v
 	}
@@ -323,7 +323,7 @@ func (s mmaSources) read(in datapath.Inst, pr *mmaProblem) error {
 			}
 			what := s.names[[]int{0, 1, 3, 4}[i]]
 			if err := datapath.CheckElems(x.f, x.v, what); err != nil {
-				return err
+				return badInput(err)
 			}
 		}
 	}
@@ -553,11 +553,16 @@ func printExact(w io.Writer, in datapath.Inst, a, b, sfa, sfb []uint64, c, d uin
 		fmt.Fprintln(w, "exact A·B + C: not a finite number (an operand is NaN or infinite)")
 		return
 	}
-	if ev, ok := numfmt.FromRat(exact); ok {
-		fmt.Fprintf(w, "exact A·B + C = %s\n", ev.Sci(17))
-	} else {
-		f, _ := exact.Float64()
-		fmt.Fprintf(w, "exact A·B + C = %s (rounded: its exact binary expansion is longer than 64 bits)\n", strconv.FormatFloat(f, 'g', 17, 64))
+	dec, digits := exactDecimal(exact)
+	fmt.Fprintf(w, "exact A·B + C = %s\n", dec)
+	if digits > 40 {
+		// a long expansion: its first digits too
+		if ev, ok := numfmt.FromRat(exact); ok {
+			fmt.Fprintf(w, "              ≈ %s (%d significant digits)\n", ev.Sci(17), digits)
+		} else {
+			f, _ := exact.Float64()
+			fmt.Fprintf(w, "              ≈ %s (%d significant digits)\n", strconv.FormatFloat(f, 'g', 17, 64), digits)
+		}
 	}
 	dv := in.C.Decode(d)
 	if !dv.IsFinite() {
@@ -573,6 +578,34 @@ func printExact(w io.Writer, in datapath.Inst, a, b, sfa, sfb []uint64, c, d uin
 	errUlp := new(big.Rat).Quo(diff, ulp)
 	f, _ := errUlp.Float64()
 	fmt.Fprintf(w, "D = %s: error %s ULP of .%s (ulp here = 2^%d)\n", elemString(in.C, d), strconv.FormatFloat(f, 'g', 6, 64), in.C.Name, ratLog2(ulp))
+}
+
+// exactDecimal writes x exactly: as a decimal when its denominator is a
+// power of two (every sum of binary floating-point values is one), else as
+// the fraction p/q. digits is the number of significant decimal digits.
+func exactDecimal(x *big.Rat) (s string, digits int) {
+	num, den := new(big.Int).Abs(x.Num()), x.Denom()
+	k := den.BitLen() - 1
+	if den.Cmp(new(big.Int).Lsh(big.NewInt(1), uint(k))) != 0 {
+		return x.RatString(), 0
+	}
+	// x = num / 2^k = num·5^k / 10^k: the digits of num·5^k, the point k
+	// places from the right
+	t := new(big.Int).Mul(num, new(big.Int).Exp(big.NewInt(5), big.NewInt(int64(k)), nil))
+	d := t.String()
+	if len(d) <= k {
+		d = strings.Repeat("0", k-len(d)+1) + d
+	}
+	intPart, frac := d[:len(d)-k], strings.TrimRight(d[len(d)-k:], "0")
+	s = intPart
+	if frac != "" {
+		s += "." + frac
+	}
+	digits = len(strings.TrimLeft(intPart+frac, "0"))
+	if x.Sign() < 0 {
+		s = "-" + s
+	}
+	return s, digits
 }
 
 // ulpAt is the spacing of format f's values at |x| (its smallest spacing,

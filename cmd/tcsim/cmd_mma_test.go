@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,7 +113,7 @@ func TestMMACommandErrors(t *testing.T) {
 		{[]string{"--inst", "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16", "--a", a, "--b", b, "--out", out}, 2, "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"},
 		{[]string{"--inst", "wgmma.mma_async.sync.aligned.m64n12k16.f32.bf16.bf16", "--a", a, "--b", b, "--out", out}, 2, "multiple of 8"},
 		{[]string{"--inst", "wgmma.mma_async.sync.aligned.m64n8k32.f32.bf16.bf16", "--a", a, "--b", b, "--out", out}, 2, "takes k16"},
-		{[]string{"--inst", "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "--a", a, "--b", b, "--out", out}, 1, "256 bytes, want 512"},
+		{[]string{"--inst", "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16", "--a", a, "--b", b, "--out", out}, 2, "256 bytes, want 512"},
 		{[]string{"--inst", "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", "--a", a, "--b", b, "--explain", "64,0"}, 2, "outside"},
 		{[]string{"--inst", "tcgen05.mma.cta_group::1.kind::f16", "--a", a, "--b", b, "--out", out, "--n", "12", "--atype", "bf16", "--btype", "bf16"}, 2, "multiple of 8"},
 	}
@@ -288,15 +289,15 @@ func TestMMATcgen05Errors(t *testing.T) {
 		msg  string
 	}{
 		{append(nvfp4Args(src)[:len(nvfp4Args(src))-4], "--out", out), 2, "needs --scale-a and --scale-b: one .ue4m3 byte per 16 elements of K, 4 per row of A (512 bytes) and per column of B (32 bytes)"},
-		{append(nvfp4Args(src, "--out", out), "--scale-a", filepath.Join(src, "SFB.ue4m3")), 1, "scale factors of A (128 rows × 4 per row: K = 64 in blocks of 16, .scale_vec::4X; 1 problem(s)):"},
-		{append(nvfp4Args(src, "--out", out), "--scale-a", filepath.Join(src, "SFB.ue4m3")), 1, "32 bytes, want 512"},
+		{append(nvfp4Args(src, "--out", out), "--scale-a", filepath.Join(src, "SFB.ue4m3")), 2, "scale factors of A (128 rows × 4 per row: K = 64 in blocks of 16, .scale_vec::4X; 1 problem(s)):"},
+		{append(nvfp4Args(src, "--out", out), "--scale-a", filepath.Join(src, "SFB.ue4m3")), 2, "32 bytes, want 512"},
 		// Block size mismatch: .block32 wants 2 scales per row, the files hold 4.
 		{append([]string{"mma", "--inst", "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block32"}, nvfp4Args(src, "--out", out)[3:]...), 2, "ue4m3 scale factors need .scale_vec::4X"},
-		{append([]string{"mma", "--inst", "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block32", "--m", "128", "--n", "8", "--stype", "ue8m0"}, nvfp4Args(src, "--out", out)[9:]...), 1, "512 bytes, want 256"},
+		{append([]string{"mma", "--inst", "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block32", "--m", "128", "--n", "8", "--stype", "ue8m0"}, nvfp4Args(src, "--out", out)[9:]...), 2, "512 bytes, want 256"},
 		{[]string{"mma", "--inst", "tcgen05.mma.cta_group::1.kind::mxf4.block_scale", "--m", "128", "--n", "8", "--stype", "ue4m3", "--a", bf, "--b", bf, "--out", out}, 2, "kind::mxf4 takes ue8m0 scale factors"},
 		{[]string{"mma", "--inst", mx, "--m", "128", "--n", "8", "--atype", "bf16", "--btype", "e4m3", "--a", bf, "--b", bf, "--out", out}, 2, `atype: "bf16" is not an A type of kind::mxf8f6f4 (0 e4m3, 1 e5m2, 3 e2m3, 4 e3m2, 5 e2m1)`},
-		{[]string{"mma", "--inst", mx, "--m", "128", "--n", "8", "--atype", "e2m3", "--btype", "e4m3", "--a", e2m3, "--b", e4, "--scale-a", sf128, "--scale-b", sf8, "--out", out}, 1, "A element 37 is 0x41: a .e2m3 element has 6 bits, and the bits above them must be 0"},
-		{append(nvfp4Args(src, "--out", out), "--scale-a", badSF), 1, "scale factor element 5 is"},
+		{[]string{"mma", "--inst", mx, "--m", "128", "--n", "8", "--atype", "e2m3", "--btype", "e4m3", "--a", e2m3, "--b", e4, "--scale-a", sf128, "--scale-b", sf8, "--out", out}, 2, "A element 37 is 0x41: a .e2m3 element has 6 bits, and the bits above them must be 0"},
+		{append(nvfp4Args(src, "--out", out), "--scale-a", badSF), 2, "scale factor element 5 is"},
 		{[]string{"mma", "--inst", "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", "--a", bf, "--b", bf, "--scale-a", sf128, "--out", out}, 2, "--scale-a is for tcgen05.mma instructions"},
 		{[]string{"mma", "--inst", "tcgen05.mma.cta_group::1.kind::f16", "--idesc", "0x08100490", "--m", "64", "--a", bf, "--b", bf, "--out", out}, 2, "drop --m"},
 		{[]string{"mma", "--inst", "tcgen05.mma.cta_group::1.kind::f16", "--idesc", "0xzz", "--a", bf, "--b", bf, "--out", out}, 2, "want a 32-bit number"},
@@ -382,7 +383,7 @@ func TestMMAStandalone(t *testing.T) {
 		t.Errorf("--print D[0][1] = %s, --out - gives %v", first[2], v)
 	}
 	code, ex, errs := runCLI(t, "mma", "--inst", inst, "--a", "../../fixtures/examples/mma/A.bf16", "--b", "../../fixtures/examples/mma/B.bf16", "--explain", "0,0")
-	for _, want := range []string{"operands (k: a_k × b_k):", " 0: 1 × 1", "2: 3 × 1", "exact A·B + C = 1.0000038221478462", "error -0.0625 ULP of .f32"} {
+	for _, want := range []string{"operands (k: a_k × b_k):", " 0: 1 × 1", "2: 3 × 1", "exact A·B + C = 1.000003822147846221923828125\n", "error -0.0625 ULP of .f32"} {
 		if code != 0 || !strings.Contains(ex, want) {
 			t.Errorf("--explain: exit %d, output lacks %q:\n%s%s", code, want, ex, errs)
 		}
@@ -444,12 +445,14 @@ func TestMMAHostileOperands(t *testing.T) {
 	}{
 		{good, 0, ""},
 		{flat, 0, ""},
-		{trans, 1, "shape (16, 64) is the transpose of (64, 16)"},
-		{hugeP, 1, "more than"},
-		{"/dev/zero", 1, "/dev/zero: more than 2048 bytes, want 2048"},
-		{"/dev/null", 1, "/dev/null: the input ends early"},
-		{"uniform:f16:1:-1:1", 1, "makes f16 values, but the operand holds .bf16"},
-		{"random:x", 1, "seed"},
+		// an operand that is not what the instruction reads is a usage
+		// error, as a missing file is (tcsim --help)
+		{trans, 2, "shape (16, 64) is the transpose of (64, 16)"},
+		{hugeP, 2, "more than"},
+		{"/dev/zero", 2, "/dev/zero: more than 2048 bytes, want 2048"},
+		{"/dev/null", 2, "/dev/null: the input ends early"},
+		{"uniform:f16:1:-1:1", 2, "makes f16 values, but the operand holds .bf16"},
+		{"random:x", 2, "seed"},
 		{filepath.Join(dir, "missing.bin"), 2, "no such file"},
 		{dir, 2, "is a directory"},
 	} {
@@ -458,4 +461,32 @@ func TestMMAHostileOperands(t *testing.T) {
 	expectCLI(t, []string{"mma", "--inst", "tcgen05.mma.cta_group::1.kind::f16", "--n", "8", "--btype", "bf16", "--a", "zero", "--b", "zero", "--print"}, 2, nil, nil, "--atype is required")
 	expectCLI(t, []string{"mma", "--inst", inst, "--a", "zero", "--b", "zero", "--print", "--out", "-"}, 2, nil, nil, "would mix text")
 	expectCLI(t, []string{"mma", "--inst", inst, "--a", "zero", "--b", "zero", "--print", "--workers", "-5"}, 2, nil, nil, "--workers -5")
+}
+
+// --explain writes A·B + C exactly: a sum of binary floats is a dyadic
+// rational, a finite decimal.
+func TestExactDecimal(t *testing.T) {
+	for _, tc := range []struct {
+		num, den int64
+		want     string
+		digits   int
+	}{
+		{0, 1, "0", 0},
+		{3, 1, "3", 1},
+		{-1, 8, "-0.125", 3},
+		{1, 512, "0.001953125", 7},
+		{1<<30 + 1, 1 << 30, "1.000000000931322574615478515625", 31},
+		{1200, 1, "1200", 4},
+		{1, 3, "1/3", 0}, // not dyadic: the fraction
+	} {
+		got, digits := exactDecimal(big.NewRat(tc.num, tc.den))
+		if got != tc.want || digits != tc.digits {
+			t.Errorf("exactDecimal(%d/%d) = %s, %d; want %s, %d", tc.num, tc.den, got, digits, tc.want, tc.digits)
+		}
+	}
+	// 2^-149 (f32's smallest subnormal) has 105 significant digits
+	tiny := new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), 149))
+	if s, d := exactDecimal(tiny); d != 105 || !strings.HasPrefix(s, "0.000000000000000000000000000000000000000000001401298464324817") {
+		t.Errorf("2^-149 = %s (%d digits)", s, d)
+	}
 }

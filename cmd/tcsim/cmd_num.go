@@ -806,7 +806,7 @@ func runNumProbeCheck(e *env, opts any, args []string) error {
 	defer fh.Close()
 	recs, err := numfmt.ReadRecords(fh)
 	if err != nil {
-		return fmt.Errorf("%s: %w", args[0], err)
+		return badInput(fmt.Errorf("%s: %w", args[0], err))
 	}
 	bad, n := 0, 0
 	for _, r := range recs {

@@ -39,7 +39,7 @@ func TestVerifyApprox(t *testing.T) {
 		{[]string{"verify", "approx", "--record", "x"}, 2, nil, "--record, --diff and --no-model need --gpu"},
 		{[]string{"verify", "approx", "--forms", "nosuch"}, 2, nil, `--forms "nosuch" matches no form`},
 		{[]string{"verify", "approx", "--fixture", "/nonexistent"}, 2, nil, "no recorded approximate-math campaign at /nonexistent"},
-		{[]string{"verify", "approx", "--fixture", t.TempDir()}, 1, nil, "no *.jsonl.gz records under"},
+		{[]string{"verify", "approx", "--fixture", t.TempDir()}, 2, nil, "no *.jsonl.gz records under"},
 		{[]string{"verify", "approx", "--ptx", t.TempDir(), "--forms", "^rcp"}, 0, []string{"wrote the probe kernels of 3 forms"}, ""},
 		{[]string{"verify", "approx", "--gpu"}, 1, nil, "no NVIDIA driver found (libcuda.so.1)"},
 	} {

@@ -35,6 +35,12 @@ func TestNumCommands(t *testing.T) {
 		{[]string{"num", "encode", "f32", "0x1p-149"}, 0, []string{"input     1.4012984643248171e-45 (= +1·2^-149) (exact)\n"}},
 		{[]string{"num", "encode", "f32", "0x1p-149", "--exact"}, 0, []string{"input     0.00000000000000000000000000000000000000000000140129846432481707092372958328991613128026194187651577175706828388979108268586060148663818836212158203125 (exact: +1×2^-149)\n"}},
 		{[]string{"num", "encode", "f32", "-1e-9999999", "--rm"}, 0, []string{"is beyond 2^±16384", "result    0x80000001"}},
+		// values that start with '-' are values, not flags
+		{[]string{"num", "encode", "f32", "-inf"}, 0, []string{"input     -inf (exact: -inf)", "result    0xff800000 = -inf"}},
+		{[]string{"num", "encode", "f16", "-Infinity", "--rz"}, 0, []string{"result    0xfc00 = -inf"}},
+		{[]string{"num", "encode", "bf16", "-.5"}, 0, []string{"result    0xbf00 = -0.5"}},
+		{[]string{"num", "cvt", "cvt.rn.f16.f32", "-inf"}, 0, []string{"-> f16 0xfc00 = -inf"}},
+		{[]string{"num", "cvt", "cvt.rn.f16.f32", "-nan"}, 0, []string{"NaN input gives the canonical NaN"}},
 		{[]string{"num", "cvt", "cvt.rn.satfinite.e4m3x2.f32", "448", "-1e9"}, 0, []string{"lane a: f32 0x43e00000 = 448", "overflow: .satfinite gives MAX_NORM", "d = 0x7efe"}},
 		{[]string{"num", "cvt", "cvt.rn.f16x2.e4m3x2", "0x7e01"}, 0, []string{"d = 0x5f001800"}},
 		{[]string{"num", "cvt", "cvt.rn.satfinite.e2m1x2.f32", "1", "2"}, 0, []string{"not hardware-verified"}},

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -49,7 +50,9 @@ To step through a case: tcsim tui --case DIR. To run it with other flags:
 tcsim run --case DIR ...
 
 Exit status: 0 only when every output is bit-identical (and, with --check,
-no hazard is an error or a warning); 1 otherwise; 2 for a bad command line.`,
+no hazard is an error or a warning); 1 otherwise (a case whose files do not
+match its manifest included); 2 for a bad command line, or a directory that
+is not a case.`,
 		setup: func(fs *flag.FlagSet) any {
 			o := &replayOpts{}
 			fs.BoolVar(&o.check, "check", false, "run the hazard checker")
@@ -84,6 +87,9 @@ func loadCase(dir string) (*fixtures.Case, error) {
 		return nil, fmt.Errorf("%s: not a case directory (want the directory tcsim capture or tcsim record wrote): %w", dir, err)
 	} else if !st.IsDir() {
 		return nil, usagef("%s: not a case directory (want the directory tcsim capture or tcsim record wrote)", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, fixtures.ManifestFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil, usagef("%s: not a case directory: no %s (want the directory tcsim capture or tcsim record wrote)", dir, fixtures.ManifestFile)
 	}
 	c, err := fixtures.Load(dir)
 	if err != nil {

@@ -165,7 +165,7 @@ func runTUI(e *env, f *tuiFlags, args []string) error {
 	// Open everything first: a bad subject or kernel is reported before
 	// the terminal is taken over.
 	if _, err := tui.New(cfg); err != nil {
-		return tuiError(err)
+		return tuiError(cfg, err)
 	}
 	in, inOK := e.stdin.(*os.File)
 	out, outOK := e.stdout.(*os.File)
@@ -175,12 +175,16 @@ func runTUI(e *env, f *tuiFlags, args []string) error {
 	return tui.Run(cfg, in, out, os.Environ())
 }
 
-// tuiError classifies an error of tui.New: the stepper's files (a PTX
-// file that does not compile, a bad trace) fail with exit status 1, the
-// rest (an unknown view, atom or layout) are usage errors.
-func tuiError(err error) error {
+// tuiError classifies an error of tui.New: a kernel that does not compile
+// or launch fails with exit status 1; a trace that is not one is an input
+// error, and the rest (an unknown view, atom or layout) are usage errors:
+// both exit status 2.
+func tuiError(cfg tui.Config, err error) error {
 	var le *tui.LoadError
 	if errors.As(err, &le) {
+		if cfg.Trace != "" && cfg.Kernel == nil {
+			return badInput(err)
+		}
 		return err
 	}
 	return usagef("%v", err)
@@ -240,7 +244,7 @@ func tuiSnapshot(e *env, cfg tui.Config, f *tuiFlags) error {
 	}
 	m, err := tui.Snapshot(cfg, w, h, msgs)
 	if err != nil {
-		return tuiError(err)
+		return tuiError(cfg, err)
 	}
 	var buf bytes.Buffer
 	switch strings.ToLower(filepath.Ext(f.snapshot)) {

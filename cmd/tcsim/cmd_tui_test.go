@@ -93,10 +93,10 @@ func TestTUIErrors(t *testing.T) {
 		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--schedule", "bogus", "--snapshot", "-"}, 2, "want lazy, latest, eager or random"},
 		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--grid", "0", "--snapshot", "-"}, 2, "--grid"},
 		{[]string{"tui", "--trace", "testdata/missing.jsonl", "--snapshot", "-"}, 2, "missing.jsonl"},
-		{[]string{"tui", "--trace", "../../tui/testdata/stepper/tiny.ptx", "--snapshot", "-"}, 1, "tiny.ptx:1: not a trace record"},
+		{[]string{"tui", "--trace", "../../tui/testdata/stepper/tiny.ptx", "--snapshot", "-"}, 2, "tiny.ptx:1: not a trace record"},
 		{[]string{"tui", "--run", "../../tui/testdata/stepper/tiny.ptx", "--snapshot", "-"}, 2, "needs its launch: --launch FILE"},
 		{[]string{"tui", "--run", "../../tui/testdata/stepper/tiny.ptx", "--grid", "1", "--snapshot", "-"}, 2, "needs its launch"},
-		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--kernel", "nope", "--snapshot", "-"}, 1, "nope"},
+		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--kernel", "nope", "--snapshot", "-"}, 2, "nope"},
 		{[]string{"tui", "--launch", "../../tui/testdata/stepper/tiny.json", "--trace", "x.jsonl", "--snapshot", "-"}, 2, "give one or the other"},
 		{[]string{"tui", "--launch", "testdata/missing.json", "--snapshot", "-"}, 2, "missing.json"},
 		{[]string{"tui", "--grid", "1", "--snapshot", "-"}, 2, "describe the stepper's launch"},
@@ -134,7 +134,7 @@ func TestTUIErrors(t *testing.T) {
 	lines := strings.SplitAfter(string(full), "\n")
 	lines[3] = lines[3][:len(lines[3])/2] + "\n"
 	os.WriteFile(cut, []byte(strings.Join(lines, "")), 0o644)
-	if code, _, errs := runCLI(t, "tui", "--trace", cut, "--snapshot", "-"); code != 1 || !strings.Contains(errs, "cut.jsonl:4: not a trace record") {
+	if code, _, errs := runCLI(t, "tui", "--trace", cut, "--snapshot", "-"); code != 2 || !strings.Contains(errs, "cut.jsonl:4: not a trace record") {
 		t.Errorf("trace with a bad line 4: exit %d, stderr %q", code, errs)
 	}
 	// The stepper from the command line.

@@ -208,8 +208,10 @@ func casesFor(atoms []catalog.Atom) []*probe.Case {
 }
 
 func verifyReplay(e *env, o *verifyOpts, cases []*probe.Case) ([]probe.Verdict, error) {
-	if _, err := os.Stat(o.fixtures); err != nil {
+	if st, err := os.Stat(o.fixtures); err != nil {
 		return nil, fmt.Errorf("no recorded layout probes at %s (run from the repository root, pass --fixtures DIR, or run them with --gpu): %w", o.fixtures, err)
+	} else if !st.IsDir() {
+		return nil, usagef("--fixtures %s: not a directory (want the directory of recorded layout probes, such as fixtures/layouts)", o.fixtures)
 	}
 	vs, recorded, err := probe.ReplayCases(o.fixtures, cases)
 	if err != nil {

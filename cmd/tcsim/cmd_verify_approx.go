@@ -400,7 +400,7 @@ func approxCompareGPU(r *sfurun.Runner, f *sfu.Form, d sfu.Domain, hw []uint64, 
 func approxReplay(e *env, o *approxOpts, forms []*sfu.Form) error {
 	recs, err := sfu.LoadHashRecords(o.fixture)
 	if err != nil {
-		return fmt.Errorf("%w (run from the repository root, pass --fixture, or run the campaign with --gpu)", err)
+		return badInput(fmt.Errorf("%w (run from the repository root, pass --fixture, or run the campaign with --gpu)", err))
 	}
 	want := map[string]bool{}
 	for _, f := range forms {

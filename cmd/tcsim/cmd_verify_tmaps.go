@@ -98,6 +98,7 @@ func runVerifyTensorMaps(e *env, opts any, args []string) error {
 		rec, err = tmapOnGPU(e, o)
 	} else {
 		rec, err = readTensorMapRecording(o.fixture)
+		err = badInput(err) // missing, or not a recording: exit status 2
 		if err == nil {
 			p := rec.Provenance
 			fmt.Fprintf(e.stdout, "replaying %s: %d maps recorded on %s (%s), driver %s, CUDA %s, %s\n  by: %s\n",

@@ -179,7 +179,7 @@ func simHostileCases(t *testing.T) []hostileCase {
 	cs[len(cs)-1].name += " (bounded at sim.MaxWgmmaInFlight)"
 
 	mma := func(name, want string, files map[string]string, a string) {
-		cs = append(cs, hostileCase{name: "mma/" + name, want: want, files: files,
+		cs = append(cs, hostileCase{name: "mma/" + name, want: want, files: files, code: 2,
 			args: []string{"mma", "--inst", "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", "--a", a, "--b", "zero", "--print"}})
 	}
 	npy := func(shape []int, n int) string {

@@ -14,7 +14,8 @@
 // check failed (tcsim run reported an error or warning hazard, whatever
 // stopped the run; PTX errors, a wrong formula, a mismatch with the GPU) or
 // the run failed, and 2 on a usage error: a bad command line, or an input
-// file that is missing, unreadable or larger than tcsim reads.
+// file that is missing, unreadable, larger than tcsim reads or not in the
+// format the command reads.
 package main
 
 import (
@@ -26,6 +27,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -77,6 +79,23 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// inputError marks an input file or operand that is not what the command
+// reads (the wrong size, a malformed .npy, JSON or record, not a case
+// directory): like a missing or unreadable one, it is a usage error (exit
+// status 2). A PTX file with errors is not one: that is a failed check.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
+
+// badInput marks err (nil stays nil) as an error in an input file.
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &inputError{err}
 }
 
 // interactive is the action for a bare `tcsim`; the TUI package sets it.
@@ -160,13 +179,15 @@ func exitStatus(e *env, who string, err error) int {
 
 // isUsage reports whether err means the command could not be done as asked
 // (exit status 2): a bad command line, or an input file that is missing,
-// unreadable, a directory, or larger than tcsim reads. Everything else, a
-// check that failed included, is exit status 1.
+// unreadable, a directory, larger than tcsim reads or not in the format the
+// command reads (inputError). Everything else, a check that failed
+// included, is exit status 1.
 func isUsage(err error) bool {
 	var u *usageError
+	var in *inputError
 	var big *fileutil.TooLargeError
 	var mem *sim.MemoryLimitError
-	return errors.As(err, &u) || errors.As(err, &big) || errors.As(err, &mem) ||
+	return errors.As(err, &u) || errors.As(err, &in) || errors.As(err, &big) || errors.As(err, &mem) ||
 		errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EISDIR)
 }
 
@@ -223,9 +244,19 @@ func interleave(fs *flag.FlagSet, args []string) []string {
 	return append(append(flags, "--"), pos...)
 }
 
+// isNumber reports whether s starts like a number (-3, -1.5, -1/3,
+// -0x3f) or is a signed real that strconv reads (-inf, -nan, -.5,
+// -0x1p-3): an argument such as "tcsim num encode f32 -inf" is a value,
+// not a flag.
 func isNumber(s string) bool {
-	_, err := fmt.Sscanf(s, "%d", new(int))
-	return err == nil
+	if _, err := fmt.Sscanf(s, "%d", new(int)); err == nil {
+		return true
+	}
+	if strings.EqualFold(strings.TrimLeft(s, "+-"), "nan") {
+		return true // strconv reads only an unsigned NaN
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil || errors.Is(err, strconv.ErrRange)
 }
 
 func isBoolFlag(f *flag.Flag) bool {
@@ -256,7 +287,8 @@ func printTopUsage(w io.Writer) {
 	fmt.Fprintln(w, "Exit status: 0 success; 1 a check failed (tcsim run reported an error or warning hazard,")
 	fmt.Fprintln(w, "whatever stopped the run; PTX errors; a wrong formula; a mismatch with the GPU) or the run")
 	fmt.Fprintln(w, "failed (a fault, a deadlock, a limit); 2 usage error: a bad command line, or an input file")
-	fmt.Fprintln(w, "that is missing, unreadable or larger than tcsim reads.")
+	fmt.Fprintln(w, "that is missing, unreadable, larger than tcsim reads or not in the format the command reads")
+	fmt.Fprintln(w, "(the wrong size, malformed JSON or .npy; a PTX file with errors is a failed check, 1).")
 }
 
 func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
