@@ -33,6 +33,13 @@ type tmemState struct {
 	written    []bool      // per cell: written by tcgen05.cp, st or mma since the kernel began
 	readBy     []epoch     // per cell: the last tcgen05.ld (race detection; nil without --check)
 	writtenBy  []epoch     // per cell: the last tcgen05.cp or st (race detection; nil without --check)
+	// the happens-before records of tcgen05_hb.go (nil without --check):
+	// per cell the last asynchronous writer (MMA, cp) and the one before
+	// it, the last MMA that reads it, and whether the last tcgen05.ld read
+	// it early (before anything wrote it, or before its writer completed)
+	asyncW, prevW, asyncR []*tmemOp
+	readEarly             []bool
+	chains                map[int]*commitChain // per thread of this CTA: its tcgen05.commits
 }
 
 type tmemAlloc struct {
@@ -53,6 +60,7 @@ func (c *CTA) tmemState() *tmemState {
 				c.tmem.readBy[i] = noEpoch
 				c.tmem.writtenBy[i] = noEpoch
 			}
+			c.tmem.hbCells()
 		}
 	}
 	return c.tmem
@@ -100,6 +108,7 @@ func (t *tmemState) clearColumn(k int) {
 		if t.readBy != nil {
 			t.readBy[lane*tmemCols+k] = noEpoch
 		}
+		t.clearHB(lane*tmemCols + k)
 	}
 }
 
@@ -474,8 +483,12 @@ func decTcCommit(d *decoder) error {
 			// the shared-memory reads of the thread's tcgen05 operations are
 			// released by this arrival
 			var reads []*asyncRead
+			var chain *commitChain
+			var seq int
 			if u.race != nil {
 				reads = u.race.tcCommit(w.cta, tid)
+				// and so are its TMEM accesses (tcgen05_hb.go)
+				chain, seq = w.cta.tmemState().commitIssued(tid, targets)
 			}
 			op.run = func(op *asyncOp) {
 				for _, t := range targets {
@@ -484,6 +497,7 @@ func decTcCommit(d *decoder) error {
 						for _, a := range reads {
 							a.release(e)
 						}
+						chain.commitDone(seq, e)
 						u.race.mbarAsyncArrive(t, op.issueVC, in.PC)
 					}
 					t.tcCommitted = true

@@ -249,6 +249,7 @@ type tcMma struct {
 	readCells        []tmemCell // TMEM the MMA reads (scale factors, A)
 	raceReported     bool
 	rd               []region
+	op               *tmemOp // its TMEM accesses for the happens-before checks (nil without --check)
 }
 
 // tmemCell is one cell of a CTA's TMEM.
@@ -266,6 +267,7 @@ func execTcMma(w *Warp, in *Inst, m uint32) {
 		if x == nil || !x.shares() || !x.checkAccumulator() || !x.operandTables() {
 			return
 		}
+		x.op = w.newTmemOp(in, l, "tcgen05.mma")
 		x.readDisabled()
 		x.noteScaleReads()
 		x.noteATmemReads()
@@ -464,7 +466,18 @@ func (x *tcMma) key() int32 { return int32(x.w.cta.Linear*1024 + 32*x.w.ID + x.l
 func (x *tcMma) noteRead(t *tmemState, idx int) {
 	u := x.w.cta.u
 	if u.race != nil && !x.raceReported {
-		if e := t.writtenBy[idx]; e.slot >= 0 && !u.race.ordered(e, x.w.uid) {
+		if o := t.asyncW[idx]; o != nil {
+			// written by an asynchronous copy (or MMA): complete for
+			// this thread?
+			if !o.doneFor(x.w, x.key()) {
+				x.raceReported = true
+				x.hazard(Hazard{Kind: HzTmemRace, Severity: SevError,
+					Msg: fmt.Sprintf("tcgen05.mma reads TMEM (lane %d, column %d: its scale factors or A operand) that a %s of warp %d of CTA %s writes, and no completion of that %s is ordered before this MMA was issued",
+						idx/tmemCols, idx%tmemCols, o.what, o.warp, fmtID(o.cta.ID), o.what),
+					Detail:  "another thread's copy into the MMA's TMEM operands must be complete and synchronized (its tcgen05.commit's mbarrier phase) before the MMA is issued",
+					Related: u.m.Prog.pos(&u.m.Prog.Insts[o.pc])})
+			}
+		} else if e := t.writtenBy[idx]; e.slot >= 0 && !u.race.ordered(e, x.w.uid) {
 			x.raceReported = true
 			x.hazard(Hazard{Kind: HzTmemRace, Severity: SevError,
 				Msg: fmt.Sprintf("tcgen05.mma reads TMEM (lane %d, column %d: its scale factors or A operand) that %s wrote with tcgen05.cp/st, and that write is not ordered before this MMA was issued",
@@ -475,6 +488,9 @@ func (x *tcMma) noteRead(t *tmemState, idx int) {
 	}
 	t.pendingR[idx]++
 	t.pendingRBy[idx] = x.key()
+	if t.asyncR != nil {
+		t.asyncR[idx] = x.op
+	}
 	x.readCells = append(x.readCells, tmemCell{t, idx})
 }
 
@@ -563,6 +579,22 @@ func (x *tcMma) checkAccReaders() {
 				idx := x.cellOf(p, r, n)
 				e := t.readBy[idx]
 				if e.slot >= 0 && !u.race.ordered(e, x.w.uid) {
+					if t.readEarly[idx] {
+						// the load read the cell before anything wrote it, or
+						// without waiting for its writer: it is early, not
+						// this MMA late
+						rw := u.warps[e.slot]
+						if h := rw.earlyWait(int(e.pc), "tcgen05.ld", "tcgen05.mma", x.in.PC); h != nil {
+							u.m.hazard(*h)
+							return
+						}
+						u.m.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: int(e.pc), CTA: rw.cta.ID, Warp: rw.ID,
+							Msg: fmt.Sprintf("tcgen05.ld reads TMEM of CTA %s (lane %d, column %d) before the tcgen05.mma that writes it: nothing orders the load after that MMA's completion",
+								fmtID(p.c.ID), idx/tmemCols, idx%tmemCols),
+							Detail:  "wait for the phase of the mbarrier that the issuing thread's tcgen05.commit arrives on (mbarrier.try_wait.parity) before reading the accumulator",
+							Related: u.m.Prog.pos(x.in)})
+						return
+					}
 					x.hazard(Hazard{Kind: HzTmemRace, Severity: SevError,
 						Msg: fmt.Sprintf("tcgen05.mma overwrites TMEM of CTA %s (lane %d, column %d) that %s read with tcgen05.ld, and that read is not ordered before this MMA was issued",
 							fmtID(p.c.ID), idx/tmemCols, idx%tmemCols, u.race.slotName(e.slot)),
@@ -587,6 +619,12 @@ func (x *tcMma) markWrites() {
 				if x.isDisabled(pi, idx/tmemCols) {
 					continue // the lane keeps its D: the MMA does not write it
 				}
+				if cs := t.writeCheck(x.w, x.key(), idx, "tcgen05.mma"); len(cs) > 0 && !x.raceReported {
+					x.raceReported = true
+					cs[0].h.Kind = HzTmemRace
+					x.hazard(*cs[0].h)
+				}
+				t.setAsyncWrite(idx, x.op)
 				t.pendingW[idx]++
 				if x.enable && !t.written[idx] {
 					uninit++

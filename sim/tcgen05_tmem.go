@@ -197,16 +197,17 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		vals := make([][32]uint64, li.values)
 		inflightReported := false
 		cells(func(l int, f fragCell, idx int) {
-			if t.pendingW[idx] > 0 && !inflightReported {
+			early := false
+			if c.u.race != nil {
+				early = t.ldCheck(w, in, m, idx, &inflightReported)
+			} else if t.pendingW[idx] > 0 && !inflightReported {
 				inflightReported = true
 				mach.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
 					Msg:    "tcgen05.ld reads TMEM that an in-flight tcgen05.mma still writes",
 					Detail: "wait for the tcgen05.commit's mbarrier phase before reading the accumulator"})
 			}
 			vals[f.reg][l] = uint64(t.cells[idx])
-			if t.readBy != nil {
-				t.readBy[idx] = epoch{slot: int32(w.uid), clock: c.u.race.vc[w.uid][w.uid], pc: int32(in.PC)}
-			}
+			t.ldMark(w, in, idx, early)
 		})
 		p.vals = li.registerValues(vals, m)
 		if mach.Opts.Schedule == Eager {
@@ -220,7 +221,19 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 	}
 	inflightReported := false
 	cells(func(l int, f fragCell, idx int) {
-		if (t.pendingR[idx] > 0 || t.pendingW[idx] > 0) && !inflightReported {
+		if c.u.race != nil {
+			if cs := t.writeCheck(w, -1, idx, "tcgen05.st"); len(cs) > 0 && !inflightReported {
+				inflightReported = true
+				h := cs[0].h
+				h.PC, h.CTA, h.Warp, h.Lanes = in.PC, c.ID, w.ID, m
+				if wh := cs[0].op.wrongWait(w, in, m); wh != nil {
+					h = wh
+				}
+				mach.hazard(*h)
+			}
+			t.setAsyncWrite(idx, nil)
+			t.prevW[idx] = nil
+		} else if (t.pendingR[idx] > 0 || t.pendingW[idx] > 0) && !inflightReported {
 			inflightReported = true
 			mach.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
 				Msg:    "tcgen05.st overwrites TMEM that an in-flight tcgen05.mma still reads or writes",
@@ -493,6 +506,7 @@ type tcCp struct {
 	ctas      []*CTA
 	tab       *smemTable
 	rd        []region
+	op        *tmemOp // its TMEM writes for the happens-before checks (nil without --check)
 }
 
 func decTcCp(d *decoder) error {
@@ -533,9 +547,13 @@ func execTcCp(w *Warp, in *Inst, m uint32) {
 		if x == nil {
 			return
 		}
+		x.op = w.newTmemOp(in, l, "tcgen05.cp")
 		x.checkAlloc()
-		x.checkReuse()
-		x.raceWrites()
+		if w.cta.u.race != nil {
+			x.raceWrites()
+		} else {
+			x.checkReuse()
+		}
 		w.cta.u.issue(x.asyncOp())
 	}
 }
@@ -607,7 +625,8 @@ func (x *tcCp) checkAlloc() {
 }
 
 // checkReuse reports TMEM that an in-flight MMA of another thread still
-// reads (its scale factors or A operand).
+// reads (its scale factors or A operand), as the schedule exposes it
+// (without --check; raceWrites decides from the order).
 func (x *tcCp) checkReuse() {
 	c, w, l := x.w.cta, x.w, x.l
 	key := int32(c.Linear*1024 + 32*w.ID + l)
@@ -625,31 +644,73 @@ func (x *tcCp) checkReuse() {
 	}
 }
 
-// raceWrites checks the copy against other threads' unordered writes of
-// the same TMEM and records it as the cells' last writer.
+// raceWrites checks the copy against the operations that access the same
+// TMEM and records it as the cells' last writer: another thread's MMA or
+// copy of the cells must be complete for this thread (its commit's phase),
+// a tcgen05.st ordered before it.
 func (x *tcCp) raceWrites() {
 	u := x.w.cta.u
-	if u.race == nil {
-		return
-	}
 	w := x.w
 	e := epoch{slot: int32(w.uid), clock: u.race.vc[w.uid][w.uid], pc: int32(x.in.PC)}
+	key := x.op.key
 	reported := false
 	for _, cc := range x.ctas {
 		t := cc.tmemState()
 		x.cells(func(idx int) bool {
-			if o := t.writtenBy[idx]; !reported && o.slot >= 0 && !u.race.ordered(o, w.uid) {
+			if cs := t.writeCheck(w, key, idx, "tcgen05.cp"); len(cs) > 0 && !reported {
+				// a copy over another copy's data that an MMA reads is
+				// one conflict: the refill is not ordered after the
+				// thread whose copy and MMA it overwrites
 				reported = true
-				u.m.hazard(Hazard{Kind: HzTmemRace, Severity: SevError, PC: x.in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << x.l,
-					Msg: fmt.Sprintf("tcgen05.cp writes TMEM of CTA %s (lane %d, column %d) that %s also wrote with tcgen05.cp/st, with no synchronization between the two writes",
-						fmtID(cc.ID), idx/tmemCols, idx%tmemCols, u.race.slotName(o.slot)),
-					Detail:  "which copy lands last is undefined: order the refill after the consumer of the first copy (the MMA's tcgen05.commit mbarrier phase)",
-					Related: u.m.Prog.pos(&u.m.Prog.Insts[o.pc])})
+				x.reportConflict(cc, idx, cs[len(cs)-1].h, cs[len(cs)-1].op)
+			}
+			if !reported {
+				if o := t.writtenBy[idx]; t.asyncW[idx] == nil && o.slot >= 0 && !u.race.ordered(o, w.uid) {
+					reported = true
+					u.m.hazard(Hazard{Kind: HzTmemRace, Severity: SevError, PC: x.in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << x.l,
+						Msg: fmt.Sprintf("tcgen05.cp writes TMEM of CTA %s (lane %d, column %d) that %s also wrote with tcgen05.st, with no synchronization between the two writes",
+							fmtID(cc.ID), idx/tmemCols, idx%tmemCols, u.race.slotName(o.slot)),
+						Detail:  "which write lands last is undefined: order the copy after the store (tcgen05.wait::st, a barrier)",
+						Related: u.m.Prog.pos(&u.m.Prog.Insts[o.pc])})
+				}
 			}
 			t.writtenBy[idx] = e
+			t.setAsyncWrite(idx, x.op)
 			return true
 		})
 	}
+}
+
+// reportConflict reports the copy's conflict h with operation o over
+// cell idx of cc. Two copies of different threads into the same TMEM that
+// nothing orders are one race whichever runs first; it is reported at the
+// copy later in the program (the refill of an operand the earlier one
+// filled), so that the report does not depend on the schedule.
+func (x *tcCp) reportConflict(cc *CTA, idx int, h *Hazard, o *tmemOp) {
+	mach := x.w.cta.u.m
+	if wh := o.wrongWait(x.w, x.in, 1<<x.l); wh != nil {
+		mach.hazard(*wh)
+		return
+	}
+	h.Kind = HzTcgenInFlight
+	if o.what == "tcgen05.cp" {
+		h.Kind = HzTmemRace
+		h.Msg = fmt.Sprintf("two tcgen05.cp of different threads write TMEM of CTA %s (lane %d, column %d), and nothing orders one after the other's completion", fmtID(cc.ID), idx/tmemCols, idx%tmemCols)
+		h.Detail = "which copy lands last is undefined: the refill must wait for the phase of the mbarrier that the first copy's consumer (the MMA that reads it) commits to"
+	}
+	h.PC, h.CTA, h.Warp, h.Lanes = x.in.PC, x.w.cta.ID, x.w.ID, 1<<x.l
+	if o.what == "tcgen05.cp" && int(o.pc) > x.in.PC {
+		h.PC, h.CTA, h.Warp, h.Lanes = int(o.pc), o.cta.ID, o.warp, 0
+		h.Related = mach.Prog.pos(x.in)
+		// the refill ran before this copy: a wait of its warp that
+		// passed at once is the line to fix
+		if ow := o.issuer(); ow != nil {
+			if eh := ow.earlyWait(int(o.pc), "tcgen05.cp", "tcgen05.cp", x.in.PC); eh != nil {
+				h = eh
+			}
+		}
+	}
+	mach.hazard(*h)
 }
 
 // asyncOp makes the operation the unit completes by schedule.
