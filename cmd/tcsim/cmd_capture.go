@@ -39,7 +39,6 @@ points at DIR/raw unless TRITON_CACHE_DIR / TORCHINDUCTOR_CACHE_DIR are set.
   --kernel REGEX    capture launches of kernels whose name matches (POSIX ERE;
                     mangled names: 'device_kernel' matches CUTLASS 3.x kernels)
   --launch N        capture only the N-th matching launch (from 0)
-  --max N           capture at most N launches (default 8)
   --max-buffer B    leave out allocations larger than B bytes (default 256 MiB)
   --keep-allocator  keep PyTorch's caching allocator (by default capture sets
                     PYTORCH_NO_CUDA_MEMORY_CACHING=1 so that buffers are tensors,
@@ -47,7 +46,8 @@ points at DIR/raw unless TRITON_CACHE_DIR / TORCHINDUCTOR_CACHE_DIR are set.
                     (torch.compile mode="reduce-overhead") need it
   --convert RAW     make cases from raw records written earlier (no program)
 
-Exit status: the program's, or 1 when nothing could be captured.
+Exit status: the program's, or 1 when nothing could be captured; 2 for a bad
+command line or a --convert directory that is missing.
 
 Examples:
   tcsim capture -o cap --kernel device_kernel -- ./gemm 256 256 128

@@ -43,8 +43,6 @@ an error that names it.
   --check          also run the hazard checker (as tcsim run --check)
   --trace FILE     write a JSON-lines trace (--trace-values adds register values)
   --schedule S     lazy (default), latest, eager or random (--seed N)
-  --first N        list at most N differing elements per buffer (default 8)
-  -q               print only differences and hazards
 
 To step through a case: tcsim tui --case DIR. To run it with other flags:
 tcsim run --case DIR ...

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tcsim/tcsim/sim/sfu"
 )
 
 // copyCase copies a case directory into a temporary one.
@@ -80,4 +82,26 @@ func TestCaptureUsage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { expectCLI(t, tc.args, tc.code, nil, nil, tc.err) })
 	}
+}
+
+// TestReplayNotBitExact replays a case whose kernel runs an instruction
+// the simulator computes without a bit-exact model. No form lacks an
+// H100-verified model today, so the test marks ex2.approx.ftz.f32 as one
+// (a hook on the sfu table, restored afterwards): the report names the
+// instruction, its lines and why; with the outputs still identical the
+// exit status is 0, and with the model off by one bit it is 1 and the
+// outputs are reported different.
+func TestReplayNotBitExact(t *testing.T) {
+	f := sfu.MustLookup("ex2.approx.ftz.f32")
+	saved := *f
+	t.Cleanup(func() { *f = saved })
+	f.Exact, f.Agreement = false, "agrees with the H100 on 99% of inputs (a test's stand-in)"
+	note := "note: ex2.approx.ftz.f32 (×32, lines 625-904): not bit-exact: agrees with the H100 on 99% of inputs (a test's stand-in)"
+	c := "../../fixtures/corpus/attention_step"
+	expectCLI(t, []string{"replay", c}, 0, []string{"O: bit-identical to the GPU", note, "replay: 1 of 1 buffers bit-identical"}, nil, "")
+	expectCLI(t, []string{"replay", c, "-q"}, 0, []string{note}, nil, "")
+	f.Eval = func(a, b uint64) uint64 { return saved.Eval(a, b) ^ 1 }
+	expectCLI(t, []string{"replay", c}, 1, []string{"O: ", "differ from the GPU", note}, []string{"replay: 1 of 1"}, "1 of 1 buffers differ from the GPU")
+	// tcsim run keeps the note with -q as well
+	expectCLI(t, []string{"run", "--case", c, "-q", "--limit", "0"}, 0, []string{note}, nil, "")
 }

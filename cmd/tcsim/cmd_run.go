@@ -244,12 +244,12 @@ func runRun(e *env, opts any, args []string) error {
 			fmt.Fprintf(w, ", cluster %s", l.Cluster)
 		}
 		fmt.Fprintf(w, ", %d B dynamic shared memory; schedule %s; %.3f s\n", l.SharedMem, sched, elapsed.Seconds())
-		if p.Arch == "sm_100a" || strings.HasPrefix(p.Arch, "sm_10") {
-			fmt.Fprintln(w, "  note: sm_100a (tcgen05, Tensor Memory) semantics and arithmetic are modelled from the ISA and public evidence: not hardware-verified")
-		}
 	}
 	if !doc {
-		// a correctness caveat: printed even with -q
+		// correctness caveats: printed even with -q
+		if arch := m.Prog.Arch; arch == "sm_100a" || strings.HasPrefix(arch, "sm_10") {
+			fmt.Fprintln(e.stdout, notVerifiedNote)
+		}
 		printApprox(e.stdout, m)
 	}
 	rep := &hazardReport{kernel: m.Prog.Kernel.Name, ptxPath: path, schedule: sched.String(), prog: m.Prog,
@@ -296,6 +296,10 @@ func runRun(e *env, opts any, args []string) error {
 	}
 	return hazardErr()
 }
+
+// notVerifiedNote is the caveat of every sm_100a run: there is no
+// Blackwell GPU to check it against.
+const notVerifiedNote = "  note: sm_100a (tcgen05, Tensor Memory) semantics and arithmetic are modelled from the ISA and public evidence: not hardware-verified"
 
 // issuers names the warps of warpgroup wg whose bits are set in mask
 // (bit k: warp k of the warpgroup).

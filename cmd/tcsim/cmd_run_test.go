@@ -284,3 +284,20 @@ func TestRunBankConflicts(t *testing.T) {
 		t.Errorf("output without --check:\n%s", out)
 	}
 }
+
+// Correctness caveats survive -q: the sm_100a "not hardware-verified" note
+// (and the not-bit-exact note, TestReplayNotBitExact) is printed with and
+// without it; with --format json standard output carries the document only.
+func TestRunCaveatsQuiet(t *testing.T) {
+	launch := "../../fixtures/sim/launch/tcgen05_gemm.json"
+	const note = "  note: sm_100a (tcgen05, Tensor Memory) semantics and arithmetic are modelled from the ISA and public evidence: not hardware-verified\n"
+	for _, args := range [][]string{
+		{"run", "--launch", launch, "--limit", "0"},
+		{"run", "--launch", launch, "--limit", "0", "-q"},
+	} {
+		expectCLI(t, args, 0, []string{note}, nil, "")
+	}
+	expectCLI(t, []string{"run", "--launch", launch, "--limit", "0", "-q", "--format", "json"}, 0, nil, []string{"not hardware-verified"}, "")
+	// an sm_90a run has no such note
+	expectCLI(t, []string{"run", "--launch", "../../fixtures/sim/launch/gemm_tma_wgmma.json", "--limit", "0", "-q"}, 0, nil, []string{"not hardware-verified"}, "")
+}

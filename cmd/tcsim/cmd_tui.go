@@ -170,7 +170,7 @@ func runTUI(e *env, f *tuiFlags, args []string) error {
 	in, inOK := e.stdin.(*os.File)
 	out, outOK := e.stdout.(*os.File)
 	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
-		return usagef("the explorer needs a terminal (stdin and stdout are not both terminals); run 'tcsim --help' for the commands, or 'tcsim tui --snapshot -' to print a screen")
+		return usagef("the explorer needs a terminal (stdin and stdout are not both terminals); run 'tcsim demo' for a tour of what tcsim does (no files needed), 'tcsim --help' for the commands, or 'tcsim tui --snapshot -' to print a screen")
 	}
 	return tui.Run(cfg, in, out, os.Environ())
 }

@@ -77,7 +77,7 @@ func TestTUIErrors(t *testing.T) {
 		code int
 		err  string
 	}{
-		{nil, 2, "the explorer needs a terminal"},
+		{nil, 2, "run 'tcsim demo' for a tour of what tcsim does (no files needed), 'tcsim --help' for the commands"},
 		{[]string{"tui"}, 2, "the explorer needs a terminal"},
 		{[]string{"tui", "--view", "steper", "--snapshot", "-"}, 2, `unknown view "steper"`},
 		{[]string{"tui", "--snapshot", "-", "wgmma.m64n64.d.f33"}, 2, "nearest: wgmma.m64n64.d.f32"},

@@ -104,3 +104,30 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpNoRepeatedFlags: a command's --help documents each flag once with
+// the same words (the prose may say more about a flag than the flags list,
+// never the same line again).
+func TestHelpNoRepeatedFlags(t *testing.T) {
+	for name := range commands {
+		_, out, _ := runCLI(t, append(strings.Fields(name), "--help")...)
+		lines := strings.Split(out, "\n")
+		seen := map[string]bool{}
+		for i := 0; i < len(lines); i++ {
+			l := lines[i]
+			// the flags list puts the usage on the next line
+			if strings.HasPrefix(l, "  -") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "    \t") {
+				l += " " + lines[i+1]
+				i++
+			}
+			n := strings.Join(strings.Fields(l), " ")
+			if !strings.HasPrefix(n, "-") {
+				continue
+			}
+			if seen[n] {
+				t.Errorf("tcsim %s --help says twice: %q", name, n)
+			}
+			seen[n] = true
+		}
+	}
+}
