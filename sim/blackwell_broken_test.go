@@ -23,11 +23,14 @@ var blackwellBrokenCases = []brokenCase{
 }
 
 // blackwellCauseLines are the cause lines of broken_test.go's Blackwell
-// rows as the happens-before TMEM checks (tcgen05_hb.go) report them:
-// the refill that is not ordered after the MMA's commit and the loads
-// that read D before it, whatever the schedule ran first.
+// rows as the happens-before TMEM checks (tcgen05_hb.go) report them: the
+// refill that is not ordered after the MMA's commit and the loads that
+// read D before it, whatever the schedule ran first; and for a lane
+// quarter, the instruction that computes the address's lane field.
 var blackwellCauseLines = map[string]map[HazardKind][]int{
 	"mxf8_refill_inflight": {HzTmemRace: {129}, HzTcgenInFlight: {138, 139, 140, 141}},
+	"pair_lane_quarter":    {HzTmemLane: {131}},
+	"tcgen05_lane_quarter": {HzTmemLane: {594}},
 }
 
 func init() {

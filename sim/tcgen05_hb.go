@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Happens-before order of Tensor Memory (Options.Check). A tcgen05.mma or
 // tcgen05.cp reads and writes TMEM asynchronously: it is complete for
@@ -299,4 +303,73 @@ func (o *tmemOp) issuer() *Warp {
 		}
 	}
 	return nil
+}
+
+// laneCause finds the instruction that computed the lane field of a TMEM
+// address: starting from the address register of in (a tcgen05.ld/st),
+// it follows the definitions of the offset added to the allocation's base
+// (the source that is not itself loaded from memory) through add, or,
+// and, xor, sub, mov and cvt to the instruction that makes the lane
+// offset (a shift or multiply of the warp index): the line to fix of a
+// lane-quarter error. A register defined several times in the function
+// (besides steps of the column in a loop) or a sum of two computed
+// offsets ends the search at what was found so far (nil: nothing).
+func (w *Warp) laneCause(in *Inst, addr Opnd) *Inst {
+	if addr.K != oReg {
+		return nil
+	}
+	prog := w.cta.u.m.Prog
+	// defOf is r's one definition, not counting updates of r from itself
+	// and immediates (a loop stepping the column)
+	defOf := func(r int32) *Inst {
+		var d *Inst
+		for i := range prog.Insts {
+			x := &prog.Insts[i]
+			if x.Func != in.Func || !slices.ContainsFunc(x.dst, func(o Opnd) bool { return o.K == oReg && o.R == r }) {
+				continue
+			}
+			self, other := false, false
+			for _, o := range x.src {
+				self = self || o.K == oReg && o.R == r
+				other = other || o.K == oReg && o.R != r
+			}
+			if self && !other {
+				continue
+			}
+			if d != nil {
+				return nil
+			}
+			d = x
+		}
+		return d
+	}
+	isLoad := func(o Opnd) bool {
+		d := defOf(o.R)
+		return d != nil && d.PTX != nil && strings.HasPrefix(d.PTX.Opcode, "ld")
+	}
+	r := addr.R
+	var cause *Inst
+	for step := 0; step < 8; step++ {
+		d := defOf(r)
+		if d == nil || d.PTX == nil || strings.HasPrefix(d.PTX.Opcode, "ld") {
+			return cause
+		}
+		cause = d
+		switch d.PTX.Opcode {
+		case "add", "sub", "or", "and", "xor", "mov", "cvt":
+		default:
+			return cause // the shift or multiply that made the offset
+		}
+		var next []Opnd
+		for _, o := range d.src {
+			if o.K == oReg && !isLoad(o) {
+				next = append(next, o)
+			}
+		}
+		if len(next) != 1 {
+			return cause
+		}
+		r = next[0].R
+	}
+	return cause
 }

@@ -157,8 +157,13 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		if lane < quarter || lane >= quarter+32 {
 			if !reported {
 				reported = true
-				mach.hazard(Hazard{Kind: HzTmemLane, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
-					Msg: fmt.Sprintf("warp %d (warp %d of its warpgroup) accesses TMEM lane %d; a warp can only reach lanes %d-%d (its lane quarter)", w.ID, q, lane, quarter, quarter+31)})
+				h := Hazard{Kind: HzTmemLane, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
+					Msg: fmt.Sprintf("warp %d (warp %d of its warpgroup) accesses TMEM lane %d; a warp can only reach lanes %d-%d (its lane quarter)", w.ID, q, lane, quarter, quarter+31)}
+				if d := w.laneCause(in, li.addr); d != nil {
+					h.Cause = mach.Prog.pos(d)
+					h.Detail = "the lane field (bits 16 and up) of the TMEM address is computed at the fix line: warp w of a warpgroup must use lane base 32·(w%4), (32·(w%4)) << 16 in the address"
+				}
+				mach.hazard(h)
 			}
 		}
 		if lane < 0 || lane >= tmemLanes || col < 0 || col >= tmemCols {
