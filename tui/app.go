@@ -4,18 +4,17 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 )
 
 // view is one screen of the app, selected by its tab: the explorer, the
 // bitmath panel, the swizzle view, the descriptor view and the kernel
 // stepper, in the order of the list in New.
 //
-// The app owns the top line (tabs), the status line and the help at the
-// bottom; a view draws the body between them. Key and mouse messages reach
+// The app owns the top line (tabs), the status line and the one-line key
+// help at the bottom, and the key page ? opens over the body (help.go); a
+// view draws the body between them. Key and mouse messages reach
 // the active view only, mouse positions relative to the body's top-left
 // corner; window sizes arrive through setSize.
 type view interface {
@@ -53,12 +52,11 @@ type Model struct {
 	views  []view
 	active int
 	st     *state
-	help   help.Model
+	page   helpPage // the key page of ?
 	w, h   int
 	color  bool
 	keys   appKeys
 	quit   bool
-	helpH  int // the help's height when the views were last sized
 }
 
 type appKeys struct {
@@ -70,7 +68,7 @@ func newAppKeys(n int) appKeys {
 		Next: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next view")),
 		Prev: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous view")),
 		Jump: key.NewBinding(key.WithKeys(digitKeys(n)...), key.WithHelp(fmt.Sprintf("1-%d", n), "go to view")),
-		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
+		Help: key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
 		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
@@ -134,13 +132,10 @@ func New(cfg Config) (*Model, error) {
 	m := &Model{
 		st:    st,
 		views: []view{ex, newBitmathView(st), sw, dv, sv},
-		help:  help.New(),
 		color: !cfg.NoColor,
 		w:     80, h: 24,
 	}
 	m.keys = newAppKeys(len(m.views))
-	m.help.Styles = helpStyles()
-	m.help.ShortSeparator = " · "
 	if cfg.View == "" && (cfg.Kernel != nil || cfg.Trace != "") {
 		cfg.View = "stepper"
 	}
@@ -153,13 +148,6 @@ func New(cfg Config) (*Model, error) {
 	}
 	m.resize()
 	return m, nil
-}
-
-func helpStyles() help.Styles {
-	k := lipgloss.NewStyle().Bold(true)
-	d := lipgloss.NewStyle().Foreground(lipgloss.Color("245"))
-	s := lipgloss.NewStyle().Foreground(lipgloss.Color("240"))
-	return help.Styles{ShortKey: k, ShortDesc: d, ShortSeparator: s, Ellipsis: s, FullKey: k, FullDesc: d, FullSeparator: s}
 }
 
 func indexOf(xs []string, s string) int {
@@ -176,13 +164,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	cmd := m.update(msg)
-	// A view's keys decide the height of the help (the full help of a
-	// text field is shorter): give the body what is left.
-	if m.helpHeight() != m.helpH {
-		m.resize()
-	}
-	return m, cmd
+	return m, m.update(msg)
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -194,17 +176,27 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		v := m.views[m.active]
 		if msg.String() == "ctrl+c" {
-			if b, ok := v.(interface{ busy() bool }); ok && b.busy() {
-				return v.update(msg) // it stops the view's long action, not the app
+			return m.quitNow() // from anywhere, even while a run goes on
+		}
+		if m.page.on {
+			switch {
+			case key.Matches(msg, m.keys.Quit):
+				return m.quitNow()
+			case key.Matches(msg, m.keys.Next):
+				m.switchTo((m.active + 1) % len(m.views))
+			case key.Matches(msg, m.keys.Prev):
+				m.switchTo((m.active + len(m.views) - 1) % len(m.views))
+			case key.Matches(msg, m.keys.Jump):
+				m.switchTo(int(msg.Code - '1'))
+			default:
+				m.helpUpdate(msg)
 			}
-			m.quit = true
-			return tea.Quit
+			return nil
 		}
 		if !v.capturing() {
 			switch {
 			case key.Matches(msg, m.keys.Quit):
-				m.quit = true
-				return tea.Quit
+				return m.quitNow()
 			case key.Matches(msg, m.keys.Next):
 				m.switchTo((m.active + 1) % len(m.views))
 				return nil
@@ -215,8 +207,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 				m.switchTo(int(msg.Code - '1'))
 				return nil
 			case key.Matches(msg, m.keys.Help):
-				m.help.ShowAll = !m.help.ShowAll
-				m.resize()
+				m.openHelp()
 				return nil
 			}
 		}
@@ -239,9 +230,25 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 				return nil
 			}
 		}
+		if m.page.on {
+			m.helpUpdate(msg)
+			return nil
+		}
 		return m.views[m.active].update(offsetMouse(msg, 0, -1))
 	}
 	return m.views[m.active].update(msg)
+}
+
+// quitNow ends the program; a view's long action is told to stop first,
+// so that its goroutine ends too.
+func (m *Model) quitNow() tea.Cmd {
+	for _, v := range m.views {
+		if b, ok := v.(interface{ busy() bool }); ok && b.busy() {
+			v.update(stopMsg{})
+		}
+	}
+	m.quit = true
+	return tea.Quit
 }
 
 func (m *Model) switchTo(i int) {
@@ -250,6 +257,9 @@ func (m *Model) switchTo(i int) {
 	}
 	m.active = i
 	m.resize()
+	if m.page.on {
+		m.syncHelp()
+	}
 }
 
 // offsetMouse moves a mouse message's position by (dx, dy).
@@ -276,71 +286,35 @@ func offsetMouse(msg tea.MouseMsg, dx, dy int) tea.MouseMsg {
 }
 
 // bodyHeight is what is left for the view: the screen less the tab bar,
-// the status line and the help.
+// the status line and the key line.
 func (m *Model) bodyHeight() int {
 	return max(m.h-2-m.helpHeight(), 1)
 }
 
-// helpHeight is the help's height: all of it where it fits, else what
-// leaves the tab bar, one line of body and the status line.
+// helpHeight is the key line's height: one line, where the screen has
+// room for it.
 func (m *Model) helpHeight() int {
-	return max(min(strings.Count(m.helpView(), "\n")+1, m.h-3), 0)
+	if m.h < 4 {
+		return 0
+	}
+	return 1
 }
 
 func (m *Model) resize() {
-	m.help.SetWidth(m.w)
-	m.helpH = m.helpHeight()
 	for _, v := range m.views {
 		v.setSize(m.w, m.bodyHeight())
 	}
 }
 
-// ShortHelp and FullHelp make the Model a help.KeyMap: the active view's
-// keys, then the app's.
-func (m *Model) ShortHelp() []key.Binding {
-	v := m.views[m.active]
-	short, _ := v.bindings()
-	if v.capturing() {
-		return append(append([]key.Binding{}, short...), quitTyping)
-	}
-	return append(append([]key.Binding{}, short...), m.keys.Next, m.keys.Help, m.keys.Quit)
-}
-
 // quitTyping is the only app key while a text field has the focus.
 var quitTyping = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))
 
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding {
-	v := m.views[m.active]
-	_, full := v.bindings()
-	app := []key.Binding{m.keys.Next, m.keys.Prev, m.keys.Jump, m.keys.Help, m.keys.Quit}
-	if v.capturing() {
-		app = []key.Binding{quitTyping}
-	}
-	return append([][]key.Binding{app}, full...)
-}
-
-func (m *Model) helpView() string {
-	return m.help.View(m)
-}
-
-// tabs draws the top line; tabAt finds the tab under column x.
+// tabs draws the top line; tabAt finds the tab under column x. The
+// names shorten where the screen is narrow (Descriptor to Desc, then the
+// others, then only the active view's name), so that the note on the right (the subject or
+// the stepper's file) shows whole where it can; a note that still does not
+// fit keeps its end, which names the operand or the file.
 func (m *Model) tabs() (string, []int) {
-	var b strings.Builder
-	var ends []int
-	x := 0
-	for i, v := range m.views {
-		label := fmt.Sprintf(" %d %s ", i+1, v.title())
-		if i == m.active {
-			b.WriteString(styleTabActive.Render(label))
-		} else {
-			b.WriteString(styleTab.Render(label))
-		}
-		x += len([]rune(label))
-		ends = append(ends, x)
-		b.WriteString(styleRule.Render("│"))
-		x++
-	}
 	right := ""
 	if m.st.subject != nil {
 		right = m.st.subject.name()
@@ -349,12 +323,71 @@ func (m *Model) tabs() (string, []int) {
 		// A view about something else than the explorer's subject names it.
 		right = n.tabNote()
 	}
+	var labels []string
+	var x int
+	for form := 0; form < 4; form++ {
+		labels, x = labels[:0], 0
+		for i, v := range m.views {
+			name := v.title()
+			switch {
+			case form == 3 && i != m.active:
+				name = ""
+			case form > 0:
+				name = shortTitle(name, form)
+			}
+			l := fmt.Sprintf(" %d %s ", i+1, name)
+			if name == "" {
+				l = fmt.Sprintf(" %d ", i+1)
+			}
+			labels = append(labels, l)
+			x += len([]rune(l)) + 1
+		}
+		if right == "" || m.w-x-1 >= len([]rune(right)) {
+			break
+		}
+	}
+	var b strings.Builder
+	var ends []int
+	pos := 0
+	for i, l := range labels {
+		if i == m.active {
+			b.WriteString(styleTabActive.Render(l))
+		} else {
+			b.WriteString(styleTab.Render(l))
+		}
+		pos += len([]rune(l))
+		ends = append(ends, pos)
+		b.WriteString(styleRule.Render("│"))
+		pos++
+	}
 	line := b.String()
 	if room := m.w - x - 1; room > 8 && right != "" {
-		right = fitLine(right, min(room, len([]rune(right))))
+		if n := len([]rune(right)); n > room {
+			right = "…" + string([]rune(right)[n-room+1:])
+		}
 		line += strings.Repeat(" ", max(m.w-x-len([]rune(right)), 1)) + styleDim.Render(right)
 	}
 	return line, ends
+}
+
+// shortTitle is a view's name in a narrow tab bar: Descriptor shortens
+// first (level 1), then the others (level 2).
+func shortTitle(name string, level int) string {
+	if name == "Descriptor" {
+		return "Desc"
+	}
+	if level < 2 {
+		return name
+	}
+	switch name {
+	case "Bitmath":
+		return "Bits"
+	case "Swizzle":
+		return "Swiz"
+	case "Stepper":
+		return "Step"
+	}
+	return name
 }
 
 func (m *Model) tabAt(x int) int {
@@ -386,22 +419,27 @@ func (m *Model) View() tea.View {
 // it still draws the last screen (View draws nothing then).
 func (m *Model) Content() string {
 	tabs, _ := m.tabs()
-	body := m.views[m.active].render()
-	if bh := m.bodyHeight(); strings.Count(body, "\n")+1 != bh {
+	bh := m.bodyHeight()
+	var body, st string
+	if m.page.on {
+		body, st = m.helpRender(m.w, bh), m.helpStatus()
+	} else {
+		body, st = m.views[m.active].render(), m.views[m.active].status()
+	}
+	if strings.Count(body, "\n")+1 != bh {
 		// Views draw exactly their size; this only guards tiny screens.
 		body = fitBlock(body, m.w, bh)
 	}
-	st := m.views[m.active].status()
 	var b strings.Builder
 	b.Grow(len(body) + 4*m.w + 1024)
 	b.WriteString(fitLine(tabs, m.w))
 	b.WriteByte('\n')
 	b.WriteString(body)
 	b.WriteByte('\n')
-	b.WriteString(fitLine(st, m.w))
-	if hh := m.helpHeight(); hh > 0 {
+	b.WriteString(fitStatus(st, m.w))
+	if m.helpHeight() > 0 {
 		b.WriteByte('\n')
-		b.WriteString(fitBlock(m.helpView(), m.w, hh))
+		b.WriteString(fitLine(m.shortHelp(m.w), m.w))
 	}
 	if m.h < 3 {
 		return fitBlock(b.String(), m.w, max(m.h, 1))

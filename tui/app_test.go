@@ -17,6 +17,12 @@ import (
 	"github.com/tcsim/tcsim/render"
 )
 
+// trueBG is the 24-bit background escape of a swatch, as the TUI's grids
+// write it (render.Options.TrueColor).
+func trueBG(s render.Swatch) string {
+	return "48;2;" + itoa(int(s.R)) + ";" + itoa(int(s.G)) + ";" + itoa(int(s.B)) + "m"
+}
+
 func snapshot(t *testing.T, cfg Config, w, h int, script string) *Model {
 	t.Helper()
 	msgs, err := ParseKeys(script)
@@ -37,7 +43,7 @@ func TestSizes(t *testing.T) {
 		"layout":  `down right m / "ldmatrix x4" enter v c +`,
 		"bitmath": `e "row = tid; col = v" enter esc x d`,
 		"swizzle": "a ] a ] a ] w",
-		"desc":    "v g down right i",
+		"desc":    "v f down right i",
 	}
 	for _, view := range viewNames {
 		for _, sz := range [][2]int{{80, 24}, {20, 8}, {45, 13}, {61, 19}, {100, 30}, {300, 90}} {
@@ -106,8 +112,15 @@ func TestHighlight(t *testing.T) {
 	if !strings.Contains(out, "\x1b[7m") {
 		t.Error("no reverse-video cursor")
 	}
-	if !strings.Contains(out, "48;5;"+itoa(int(render.Palette[0].Xterm))+"m") {
-		t.Error("thread 0's cells do not use palette colour 0")
+	// Threads are coloured by warp (hue) and lane (shade): T0 and T16,
+	// both on screen, have colours of their own.
+	for _, th := range []int{0, 16} {
+		if !strings.Contains(out, trueBG(render.ThreadSwatch(th))) {
+			t.Errorf("thread %d's cells do not have its colour", th)
+		}
+	}
+	if render.ThreadSwatch(0) == render.ThreadSwatch(16) {
+		t.Error("T0 and T16 share a colour")
 	}
 }
 
@@ -359,7 +372,7 @@ func TestScreenshotPNG(t *testing.T) {
 		if b := img.Bounds(); b.Dx() != 80*6 || b.Dy() != 24*11 {
 			t.Fatalf("PNG is %v, want 480x264", b)
 		}
-		want := render.Palette[0].RGBA() // thread 0's colour
+		want := render.ThreadSwatch(0).RGBA() // thread 0's colour
 		found := false
 		for y := 0; y < img.Bounds().Dy() && !found; y++ {
 			for x := 0; x < img.Bounds().Dx(); x++ {
@@ -549,7 +562,7 @@ func TestMonkey(t *testing.T) {
 // Colouring by register gives the two halves of a .f16x2 register one
 // colour; colouring by value gives them two.
 func TestColorByRegister(t *testing.T) {
-	bg := func(k int) string { return "48;5;" + itoa(int(render.Palette[k].Xterm)) + "m" }
+	bg := func(k int) string { return trueBG(render.Palette[k]) }
 	for _, tc := range []struct {
 		presses string
 		want    []int // the colours of row 0's first four cells: T0V0 T0V1 T1V0 T1V1

@@ -33,7 +33,7 @@ type bitmathView struct {
 }
 
 type bitmathKeys struct {
-	Lang, Dir, Matrix, Check, Run, Leave, Up, Down, Left, Right, PageUp, PageDown, Top key.Binding
+	Lang, Dir, Matrix, Check, Run, Leave, Up, Down, Left, Right, PageUp, PageDown, Top, Bottom key.Binding
 }
 
 func newBitmathView(st *state) *bitmathView {
@@ -43,19 +43,20 @@ func newBitmathView(st *state) *bitmathView {
 		input: newTextInput("check> ", "e.g. row = (wid<<4) + (lane>>2) + 8*((v>>1)&1); col = ((lane&3)<<1) + 8*(v>>2) + (v&1)"),
 		gen:   -1,
 		keys: bitmathKeys{
-			Lang:     key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "language C/PTX/Python/Go")),
+			Lang:     key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "language C/PTX/Python/Go")),
 			Dir:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "direction: both/forward/inverse")),
 			Matrix:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "matrix of the map/inverse")),
 			Check:    key.NewBinding(key.WithKeys("e", "/"), key.WithHelp("e", "check my formula")),
 			Run:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "check")),
 			Leave:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "leave the box")),
-			Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "scroll")),
-			Down:     key.NewBinding(key.WithKeys("down")),
-			Left:     key.NewBinding(key.WithKeys("left"), key.WithHelp("←/→", "scroll sideways")),
-			Right:    key.NewBinding(key.WithKeys("right")),
-			PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
-			PageDown: key.NewBinding(key.WithKeys("pgdown", "space")),
-			Top:      key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "top")),
+			Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑↓/jk", "scroll")),
+			Down:     key.NewBinding(key.WithKeys("down", "j")),
+			Left:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←→/hl", "scroll sideways")),
+			Right:    key.NewBinding(key.WithKeys("right", "l")),
+			PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup/pgdn", "page")),
+			PageDown: key.NewBinding(key.WithKeys("pgdown", "space", "ctrl+f")),
+			Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/G", "top/bottom")),
+			Bottom:   key.NewBinding(key.WithKeys("end", "G")),
 		},
 	}
 	b.vp.MouseWheelEnabled = false
@@ -213,6 +214,8 @@ func (b *bitmathView) update(msg tea.Msg) tea.Cmd {
 			b.vp.PageDown()
 		case key.Matches(msg, k.Top):
 			b.vp.GotoTop()
+		case key.Matches(msg, k.Bottom):
+			b.vp.GotoBottom()
 		case key.Matches(msg, k.Left):
 			b.vp.ScrollLeft(8)
 		case key.Matches(msg, k.Right):

@@ -36,6 +36,7 @@ type descView struct {
 	field  int // the selected editable field
 	input  textinput.Model
 	target string // what the input edits: "hex", "tile" or a field key; "" when closed
+	old    string // the value the input replaces (tab puts it back to edit)
 	memory bool   // draw the shared-memory bytes instead of the operand tile
 	inGrid bool   // the arrows move in the picture instead of the fields
 	pane   gridPane
@@ -62,17 +63,17 @@ func newDescView(value string) (*descView, error) {
 		pane: newGridPane(),
 		keys: descKeys{
 			Edit:    key.NewBinding(key.WithKeys("e", "/"), key.WithHelp("e", "paste/type a value")),
-			Field:   key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "field")),
-			Change:  key.NewBinding(key.WithKeys("left", "right"), key.WithHelp("←/→", "change field")),
+			Field:   key.NewBinding(key.WithKeys("up", "down", "k", "j"), key.WithHelp("↑↓/jk", "field")),
+			Change:  key.NewBinding(key.WithKeys("left", "right", "h", "l"), key.WithHelp("←→/hl", "change field")),
 			Enter:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "type the field")),
 			Major:   key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "major K/MN")),
 			DType:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "element type")),
 			Tile:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "operand tile")),
 			Arch:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "arch auto/sm_90a/sm_100a")),
 			IDesc:   key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "instruction descriptor")),
-			Kind:    key.NewBinding(key.WithKeys("k"), key.WithHelp("k", "idesc kind")),
+			Kind:    key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "idesc kind")),
 			Picture: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "tile/bytes picture")),
-			Focus:   key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "arrows: fields/picture")),
+			Focus:   key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "arrows: fields/picture")),
 			Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 		},
 	}
@@ -81,7 +82,9 @@ func newDescView(value string) (*descView, error) {
 	if value == "" {
 		value = DefaultDesc
 	}
-	d, err := input.ParseDescriptor(value)
+	// As tcsim desc reads its argument: a value, a CUtensorMap in hex,
+	// or a file holding one (128 bytes).
+	d, err := input.ReadDescriptor(value)
 	if err != nil {
 		return nil, fmt.Errorf("descriptor view: %w", err)
 	}
@@ -131,13 +134,16 @@ func (v *descView) status() string {
 		return v.msg
 	}
 	if v.target != "" {
+		if v.input.Value() == "" && v.input.Placeholder != "" {
+			return styleDim.Render("type or paste a new value (it replaces the old one) · tab edits the old one · enter applies, esc cancels")
+		}
 		return styleDim.Render("enter applies, esc cancels")
 	}
 	if v.tmap != nil {
 		return v.tmapStatus()
 	}
 	if v.idesc {
-		return styleDim.Render("tcgen05 instruction descriptor, kind::" + desc.Kinds[v.kind].String() + " (k: kind)")
+		return styleDim.Render("tcgen05 instruction descriptor, kind::" + desc.Kinds[v.kind].String() + " (K: kind)")
 	}
 	return styleDim.Render(v.pane.windowLine() + " · colour: core matrix")
 }
@@ -204,6 +210,11 @@ func (v *descView) update(msg tea.Msg) tea.Cmd {
 			case km.String() == "enter":
 				v.apply()
 				return nil
+			case km.String() == "tab" && v.input.Value() == "":
+				// Edit the old value instead of replacing it.
+				v.input.SetValue(v.old)
+				v.input.CursorEnd()
+				return nil
 			}
 		}
 		var cmd tea.Cmd
@@ -226,13 +237,13 @@ func (v *descView) update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.Focus):
 			v.inGrid = !v.inGrid && v.pane.g != nil
 		case v.inGrid && v.pane.handleKey(msg):
-		case msg.String() == "up":
+		case msg.String() == "up" || msg.String() == "k":
 			v.field = max(v.field-1, 0)
-		case msg.String() == "down":
+		case msg.String() == "down" || msg.String() == "j":
 			v.field = min(v.field+1, len(v.fields())-1)
-		case msg.String() == "left":
+		case msg.String() == "left" || msg.String() == "h":
 			v.bump(-1)
-		case msg.String() == "right":
+		case msg.String() == "right" || msg.String() == "l":
 			v.bump(1)
 		case key.Matches(msg, k.Enter):
 			if !v.idesc {
@@ -277,12 +288,14 @@ func (v *descView) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (v *descView) openInput(target, prompt, value string) tea.Cmd {
-	v.target = target
-	v.input = newTextInput(prompt, "")
+// openInput opens the text field for target with its text empty, so that
+// what the user types or pastes replaces the old value (a bracketed paste
+// used to be appended to it); the old value shows as the placeholder, and
+// tab puts it in the field to edit it.
+func (v *descView) openInput(target, prompt, old string) tea.Cmd {
+	v.target, v.old = target, old
+	v.input = newTextInput(prompt, old)
 	v.input.SetWidth(max(v.w-20, 10))
-	v.input.SetValue(value)
-	v.input.CursorEnd()
 	return v.input.Focus()
 }
 

@@ -158,17 +158,37 @@ func (e *explorer) status() string {
 	if e.msg != "" {
 		return e.msg
 	}
-	return styleDim.Render(e.pane.windowLine() + " · colour: " + e.colorName() + " · cells: " + e.labelName())
+	// The longest form that fits: the colour mode's meaning goes first,
+	// then the words around the window.
+	full := e.pane.windowLine() + " · colour: " + e.colorName() + " · cells: " + e.labelName()
+	name, _, _ := strings.Cut(e.colorName(), " (")
+	for _, s := range []string{
+		full,
+		e.pane.windowLine() + " · colour: " + name + " · cells: " + e.labelName(),
+		strings.NewReplacer(" of ", "/", "rows ", "r ", "cols ", "c ").Replace(e.pane.windowLine()) + " · " + name + " · " + e.labelName(),
+	} {
+		if cellWidth(s) <= e.w {
+			return styleDim.Render(s)
+		}
+	}
+	return styleDim.Render(full)
 }
 
 func (e *explorer) colorName() string {
-	switch colorModes[e.colors] {
-	case render.ColorAuto:
+	switch c := colorModes[e.colors]; {
+	case c == render.ColorAuto && e.ownerPanels():
+		return "thread (hue = warp, shade = lane)"
+	case c == render.ColorAuto:
 		return "auto"
-	case colorRegister:
+	case c == render.ColorThread:
+		return "thread (hue = warp, shade = lane)"
+	case c == render.ColorWarp:
+		return "warp (hue)"
+	case c == colorRegister:
 		return "register"
+	default:
+		return c.String()
 	}
-	return colorModes[e.colors].String()
 }
 
 func (e *explorer) labelName() string {
@@ -202,10 +222,10 @@ func (e *explorer) ownerPanels() bool {
 func (e *explorer) bindings() ([]key.Binding, [][]key.Binding) {
 	k := e.keys
 	if e.pick.active {
-		return []key.Binding{pk.Up, pk.Down, pk.Enter, pk.Cancel}, [][]key.Binding{{pk.Up, pk.Down, pk.Enter, pk.Cancel}}
+		return []key.Binding{pk.Up, pk.Down, pk.Enter, pk.Cancel}, [][]key.Binding{{pk.Up, pk.Down, pk.PageUp, pk.Enter, pk.Cancel}}
 	}
 	return []key.Binding{k.Pick, k.MMA, k.Color, k.Label, gk.ZoomIn},
-		[][]key.Binding{gk.help(), {k.Pick, k.MMA, k.Color, k.Label, k.Fit, k.Side}, {k.Owner, k.NextCell}}
+		[][]key.Binding{{k.Pick, k.MMA, k.Color, k.Label, k.Fit, k.Side}, {k.Owner, k.NextCell}, gk.help()}
 }
 
 func (e *explorer) update(msg tea.Msg) tea.Cmd {
@@ -580,8 +600,11 @@ func (e *explorer) sideText(w int) string {
 			cta := p.CTA(c.Row)
 			lane, col := render.TMEMLane(c.Offset), render.TMEMColumn(c.Offset)
 			add(fmt.Sprintf("TMEM lane %d, column %d (address %#x from the base)", lane, col, c.Offset), 2)
+			if p.SubBits > 0 {
+				add(fmt.Sprintf("byte %d of the 32-bit cell (%d-bit elements share it)", c.Byte, p.SubBits), 2)
+			}
 			if p.CTAs > 1 {
-				add(fmt.Sprintf("in CTA %d of the pair", cta), 2)
+				add(fmt.Sprintf("in CTA %d of the pair (label c%d:)", cta, cta), 2)
 			}
 			add(fmt.Sprintf("warp %d of the warpgroup reaches lanes %d-%d (tcgen05.ld/st: warp w mod 4 accesses lanes 32(w mod 4)..+31)", lane/32%4, lane/32*32, lane/32*32+31), 2)
 		} else {

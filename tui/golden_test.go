@@ -79,7 +79,7 @@ func TestGolden(t *testing.T) {
 		{"layout_zoom", Config{Subject: "wgmma.m64n256.d.f32"}, 80, 24, "- - - - p"},
 		{"layout_help", Config{}, 100, 30, "?"},
 		{"bitmath_default", Config{View: "bitmath"}, 100, 30, ""},
-		{"bitmath_ptx_inverse", Config{View: "bitmath"}, 100, 30, "l d d"},
+		{"bitmath_ptx_inverse", Config{View: "bitmath"}, 100, 30, "L d d"},
 		{"bitmath_matrix", Config{View: "bitmath", Subject: "mma.sync.m16n8.d.f32"}, 100, 40, "d pgdown x"},
 		{"bitmath_check_correct", Config{View: "bitmath"}, 100, 30, "e " + seed + " enter"},
 		{"bitmath_check_wrong", Config{View: "bitmath"}, 100, 30, "e " + wrong + " enter"},
@@ -95,12 +95,12 @@ func TestGolden(t *testing.T) {
 		{"swizzle_width_warp", Config{View: "swizzle", SMEM: "smem.k.sw64.b32"}, 100, 30, "W w"},
 		{"desc_default", Config{View: "desc"}, 100, 30, ""},
 		{"desc_bytes", Config{View: "desc"}, 100, 30, "v"},
-		{"desc_edit_hex", Config{View: "desc"}, 100, 30, `e backspace backspace "41" enter`},
+		{"desc_edit_hex", Config{View: "desc"}, 100, 30, `e tab backspace backspace "41" enter`},
 		{"desc_field_bump", Config{View: "desc"}, 100, 30, "down down right right"},
 		{"desc_base_offset_shift", Config{View: "desc"}, 100, 30, "right right right right right right right right down down down right"},
 		{"desc_sm100", Config{View: "desc", Desc: "0x4000404000010040"}, 100, 30, "a a m"},
 		{"desc_idesc", Config{View: "desc", Desc: "0x08400490"}, 100, 30, "i"},
-		{"desc_picture_cursor", Config{View: "desc"}, 100, 30, "g down down right"},
+		{"desc_picture_cursor", Config{View: "desc"}, 100, 30, "f down down right"},
 		{"tabs", Config{}, 80, 24, "tab tab tab tab"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,7 +117,7 @@ func TestGolden(t *testing.T) {
 func TestGoldenANSI(t *testing.T) {
 	m := drive(t, Config{Subject: "mma.sync.m16n8.d.f32"}, 80, 24, "down right")
 	out := m.ANSI()
-	for _, want := range []string{"48;5;", "\x1b[7m", "\x1b[1;4m"} {
+	for _, want := range []string{"48;2;", "\x1b[7m", "\x1b[1;4m"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ANSI screen lacks %q", want)
 		}

@@ -210,7 +210,7 @@ func (p *gridPane) render() string {
 	}
 	o := render.Options{
 		Color: p.color, Label: p.label, CellWidth: p.zoom,
-		Region: p.window(), Bare: true, NoLegend: true,
+		Region: p.window(), Bare: true, NoLegend: true, TrueColor: true,
 	}
 	if p.cursor {
 		c := p.cur
@@ -243,26 +243,30 @@ func (p *gridPane) hit(x, y int) (render.Pos, bool) {
 	return render.Pos{Row: r, Col: c}, true
 }
 
-// gridKeys are the bindings a grid pane understands.
+// gridKeys are the bindings a grid pane understands: the arrows and vim's
+// hjkl, pages, g/G for the first and last row, home/end (0/$) for the
+// first and last column, and the cell width.
 type gridKeys struct {
-	Up, Down, Left, Right, PageUp, PageDown, Home, End, ZoomIn, ZoomOut key.Binding
+	Up, Down, Left, Right, PageUp, PageDown, Top, Bottom, Home, End, ZoomIn, ZoomOut key.Binding
 }
 
 var gk = gridKeys{
-	Up:       key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "up")),
-	Down:     key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "down")),
-	Left:     key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "left")),
-	Right:    key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "right")),
-	PageUp:   key.NewBinding(key.WithKeys("pgup", "shift+up"), key.WithHelp("pgup", "page up")),
-	PageDown: key.NewBinding(key.WithKeys("pgdown", "shift+down"), key.WithHelp("pgdn", "page down")),
-	Home:     key.NewBinding(key.WithKeys("home", "shift+left"), key.WithHelp("home", "first column")),
-	End:      key.NewBinding(key.WithKeys("end", "shift+right"), key.WithHelp("end", "last column")),
+	Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+	Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+	Left:     key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
+	Right:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
+	PageUp:   key.NewBinding(key.WithKeys("pgup", "shift+up", "ctrl+b"), key.WithHelp("pgup", "page up")),
+	PageDown: key.NewBinding(key.WithKeys("pgdown", "shift+down", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+	Top:      key.NewBinding(key.WithKeys("g"), key.WithHelp("g/G", "first/last row")),
+	Bottom:   key.NewBinding(key.WithKeys("G")),
+	Home:     key.NewBinding(key.WithKeys("home", "shift+left", "0"), key.WithHelp("home/0", "first column")),
+	End:      key.NewBinding(key.WithKeys("end", "shift+right", "$"), key.WithHelp("end/$", "last column")),
 	ZoomIn:   key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+/-", "zoom (cell width)")),
 	ZoomOut:  key.NewBinding(key.WithKeys("-", "_")),
 }
 
 func (k gridKeys) help() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Home, k.End, k.ZoomIn}
+	return []key.Binding{k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Home, k.End, k.ZoomIn}
 }
 
 // handleKey applies a navigation key; it reports whether the key was one.
@@ -284,6 +288,10 @@ func (p *gridPane) handleKey(msg tea.KeyPressMsg) bool {
 		p.move(-max(rows-1, 1), 0)
 	case key.Matches(msg, gk.PageDown):
 		p.move(max(rows-1, 1), 0)
+	case key.Matches(msg, gk.Top):
+		p.moveTo(0, p.cur.Col)
+	case key.Matches(msg, gk.Bottom):
+		p.moveTo(p.g.Rows-1, p.cur.Col)
 	case key.Matches(msg, gk.Home):
 		p.moveTo(p.cur.Row, 0)
 	case key.Matches(msg, gk.End):

@@ -23,6 +23,7 @@ type picker struct {
 	top    int   // first shown line
 	typed  bool  // the typed text may be taken as is (a layout)
 	active bool
+	rows   int // list lines on the screen, for a page
 }
 
 // pickResult is what a picker returns when the user presses enter.
@@ -31,13 +32,17 @@ type pickResult struct {
 	typed string        // the typed text, when no atom was chosen
 }
 
+// pk are the picker's keys: letters go to the filter box, so the list
+// moves with the arrows or ctrl+j/ctrl+k (ctrl+n/ctrl+p), as in fzf.
 var pk = struct {
-	Up, Down, Enter, Cancel key.Binding
+	Up, Down, PageUp, PageDown, Enter, Cancel key.Binding
 }{
-	Up:     key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑", "previous")),
-	Down:   key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "next")),
-	Enter:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose")),
-	Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+	Up:       key.NewBinding(key.WithKeys("up", "ctrl+p", "ctrl+k"), key.WithHelp("↑/ctrl+k", "previous")),
+	Down:     key.NewBinding(key.WithKeys("down", "ctrl+n", "ctrl+j"), key.WithHelp("↓/ctrl+j", "next")),
+	PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "page")),
+	PageDown: key.NewBinding(key.WithKeys("pgdown")),
+	Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose")),
+	Cancel:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 }
 
 func newTextInput(prompt, placeholder string) textinput.Model {
@@ -76,6 +81,12 @@ func (p *picker) update(msg tea.Msg) (*pickResult, tea.Cmd) {
 			return nil, nil
 		case key.Matches(k, pk.Down):
 			p.sel = min(p.sel+1, max(len(p.shown)-1, 0))
+			return nil, nil
+		case key.Matches(k, pk.PageUp):
+			p.sel = max(p.sel-p.rows, 0)
+			return nil, nil
+		case key.Matches(k, pk.PageDown):
+			p.sel = min(p.sel+p.rows, max(len(p.shown)-1, 0))
 			return nil, nil
 		case key.Matches(k, pk.Enter):
 			return p.choose(), nil
@@ -195,11 +206,12 @@ func (p *picker) view(w, h int) string {
 	case n == 0:
 		info = "no atom matches"
 	default:
-		info = strings.Join([]string{itoa(n), " of ", itoa(len(p.items)), " atoms; ↑/↓ choose, enter select, esc cancel"}, "")
+		info = strings.Join([]string{itoa(n), " of ", itoa(len(p.items)), " atoms; ↑↓ or ctrl+j/k choose, enter select, esc cancel"}, "")
 	}
 	b.WriteString(styleDim.Render(fitLine(info, w)))
 	b.WriteByte('\n')
 	rows := max(h-3, 1)
+	p.rows = rows
 	if p.sel < p.top {
 		p.top = p.sel
 	}

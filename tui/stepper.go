@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
+
+	"github.com/tcsim/tcsim/internal/demangle"
 )
 
 // paneKind names the stepper's panes.
@@ -64,8 +67,17 @@ type stepperView struct {
 	tmemTop  [2]int
 	frag     fragState
 
-	input   textinput.Model
-	inputOn bool
+	input    textinput.Model
+	inputOn  bool
+	inputFor string // what the input is for: "goto" or "search"
+
+	// the source pane's view (stepper_srcview.go): hidden lines, the
+	// search; and the file picker (stepper_open.go)
+	showAll bool   // show .loc and inline-asm comment lines too
+	rowsOf  []int  // visible line indices, for rowsKey
+	rowsKey [2]int // (number of lines, showAll) rowsOf was built for
+	query   string // the last search
+	open    *openState
 
 	// refreshed after every state change
 	warpRows  []warpRow
@@ -112,15 +124,17 @@ type paneRect struct {
 }
 
 type stepperKeys struct {
-	Step, StepWarp, Run, Hazard, Back, BackStop, Break, Thread, ThreadBack, Warp, WarpBack,
-	Pane, PaneBack, Focus, Zoom, Hex, Operand, Goto, CTA, Enter, Cancel, Move key.Binding
+	Step, StepWarp, Run, Hazard, Cursor, Back, BackStop, Break, Thread, ThreadBack, Warp, WarpBack,
+	Pane, PaneBack, Focus, Zoom, Hex, Operand, Goto, Search, Next, Prev, Hide, Open, CTA, Enter, Cancel,
+	Move, Ends key.Binding
 	// the short help's names of the same keys
 	short []key.Binding
 }
 
 // newStepperKeys are the stepper's keys; the step key's help says what a
 // step is for the backend (a simulated warp-instruction or a trace
-// record).
+// record). hjkl and g/G move as the arrows and home/end do (gk), so the
+// hazard run is H and go-to is ":".
 func newStepperKeys(trace bool) stepperKeys {
 	step := "step (next warp)"
 	if trace {
@@ -130,11 +144,17 @@ func newStepperKeys(trace bool) stepperKeys {
 		Step:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", step)),
 		StepWarp:   key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "step the selected warp")),
 		Run:        key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run to a breakpoint")),
-		Hazard:     key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "run to the next hazard")),
+		Hazard:     key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "run to the next hazard")),
+		Cursor:     key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "run until the cursor's line")),
 		Back:       key.NewBinding(key.WithKeys("p", "backspace"), key.WithHelp("p", "step back")),
 		BackStop:   key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "back to the last stop")),
 		Break:      key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "breakpoint on/off")),
-		Goto:       key.NewBinding(key.WithKeys("g"), key.WithHelp("g", "go to line/offset")),
+		Goto:       key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "go to line/offset/register")),
+		Search:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search the source")),
+		Next:       key.NewBinding(key.WithKeys("n"), key.WithHelp("n/N", "next/previous match")),
+		Prev:       key.NewBinding(key.WithKeys("N")),
+		Hide:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "show/hide .loc and inline-asm lines")),
+		Open:       key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "open a kernel, launch, trace or case")),
 		Thread:     key.NewBinding(key.WithKeys("t"), key.WithHelp("t/T", "next/prev thread")),
 		ThreadBack: key.NewBinding(key.WithKeys("T")),
 		Warp:       key.NewBinding(key.WithKeys(">"), key.WithHelp(">/<", "next/prev warp")),
@@ -148,14 +168,18 @@ func newStepperKeys(trace bool) stepperKeys {
 		Operand:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "next operand")),
 		Enter:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "go to its line")),
 		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-		// Move is for the help only: the arrows and pages go through gk.
-		Move: key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑↓←→", "move, pgup/pgdn")),
+		// Move and Ends are for the help only: the keys go through gk.
+		Move: key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑↓←→/hjkl", "move, pgup/pgdn")),
+		Ends: key.NewBinding(key.WithKeys("g", "G"), key.WithHelp("g/G", "first/last (home/end)")),
 	}
 	k.short = []key.Binding{
 		key.NewBinding(key.WithKeys("s"), key.WithHelp("s/p", "step/back")),
 		key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run")),
-		key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "hazard")),
+		key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "hazard")),
 		key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "break")),
+		key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "to cursor")),
+		key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "search")),
+		key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "open")),
 	}
 	return k
 }
@@ -209,27 +233,39 @@ func (v *stepperView) tabNote() string {
 	return baseName(v.be.file())
 }
 
+// kernelTitle is the kernel's name as the title shows it: a C++ name
+// demangled and abbreviated (internal/demangle.Short, as the command line
+// does), others as they are.
+func (v *stepperView) kernelTitle() string { return demangle.Short(v.be.kernel()) }
+
 func (v *stepperView) setSize(w, h int) {
 	v.w, v.h = w, h
 	v.input.SetWidth(max(w-24, 10))
+	if v.open != nil {
+		v.open.setSize(w, h)
+	}
 }
 
-func (v *stepperView) capturing() bool { return v.inputOn }
+func (v *stepperView) capturing() bool { return v.inputOn || v.open != nil }
 
 func (v *stepperView) bindings() ([]key.Binding, [][]key.Binding) {
 	k := v.keys
 	if v.running != nil {
 		return []key.Binding{stopRunKey}, [][]key.Binding{{stopRunKey}}
 	}
+	if v.open != nil {
+		return v.open.bindings()
+	}
 	if v.inputOn {
 		return []key.Binding{pk.Enter, k.Cancel}, [][]key.Binding{{pk.Enter, k.Cancel}}
 	}
 	if v.be == nil {
-		return nil, nil
+		return []key.Binding{k.Open}, [][]key.Binding{{k.Open}}
 	}
 	return k.short, [][]key.Binding{
-		{k.Step, k.StepWarp, k.Run, k.Hazard, k.Back, k.BackStop, k.Break, k.Goto},
-		{k.Thread, k.Warp, k.CTA, k.Pane, k.Focus, k.Zoom, k.Hex, k.Operand, k.Enter, k.Move},
+		{k.Step, k.StepWarp, k.Run, k.Hazard, k.Cursor, k.Back, k.BackStop, k.Break},
+		{k.Goto, k.Search, k.Next, k.Hide, k.Open},
+		{k.Thread, k.Warp, k.CTA, k.Pane, k.Focus, k.Zoom, k.Hex, k.Operand, k.Enter, k.Move, k.Ends},
 	}
 }
 
@@ -240,8 +276,11 @@ func (v *stepperView) status() string {
 	if v.running != nil {
 		return v.runStatus()
 	}
+	if v.open != nil {
+		return v.open.status()
+	}
 	if v.be == nil {
-		return styleDim.Render("no kernel: tcsim tui --run KERNEL.ptx --launch LAUNCH.json, or --trace FILE")
+		return styleDim.Render("no kernel: O opens one (or tcsim tui --run KERNEL.ptx --launch LAUNCH.json, --trace FILE, --case DIR)")
 	}
 	s := v.be.last()
 	var b strings.Builder
@@ -262,10 +301,10 @@ func (v *stepperView) status() string {
 			fmt.Fprintf(&b, " · warp %d ran line %d: %s", s.warp, s.line, s.inst)
 		}
 		if s.reason == "limit" {
-			fmt.Fprintf(&b, " · paused after %d instructions: r or h goes on", runLimit)
+			fmt.Fprintf(&b, " · paused after %d instructions: r or H goes on", runLimit)
 		}
 	case "interrupted":
-		fmt.Fprintf(&b, " · stopped by esc at line %d (warp %d): r or h goes on", s.line, s.warp)
+		fmt.Fprintf(&b, " · stopped by esc at line %d (warp %d): r or H goes on", s.line, s.warp)
 	case "breakpoint":
 		fmt.Fprintf(&b, " · breakpoint: warp %d is at line %d", s.warp, s.line)
 	case "hazard":
@@ -279,10 +318,26 @@ func (v *stepperView) status() string {
 	case "error":
 		b.WriteString(" · " + firstLine(s.err))
 	}
+	short := b.String()
+	var kinds []string
+	count := map[string]int{}
 	for _, h := range s.hazards {
 		fmt.Fprintf(&b, " · %s: %s", h.kind, h.msg)
+		if count[h.kind]++; count[h.kind] == 1 {
+			kinds = append(kinds, h.kind)
+		}
+	}
+	for _, k := range kinds {
+		short += " · " + k
+		if count[k] > 1 {
+			short += fmt.Sprintf(" ×%d", count[k])
+		}
 	}
 	line := b.String()
+	if cellWidth(line) > v.w && len(s.hazards) > 0 {
+		// The rules' names fit; their messages are in the hazards pane.
+		line = short
+	}
 	if len(s.hazards) > 0 || s.reason == "error" {
 		return styleErr.Render(line)
 	}
@@ -356,8 +411,7 @@ func (v *stepperView) follow() {
 		}
 	}
 	if line > 0 {
-		v.src.cur = line - 1
-		v.src.center(v.srcHeight(), len(v.be.lines()))
+		v.goLine(line)
 	}
 	if len(s.hazards) > 0 {
 		h := s.hazards[0]
@@ -399,6 +453,10 @@ func (v *stepperView) act(f func() error) { v.report(f()) }
 // report shows the error of an action, reads the new state and puts the
 // cursor on the stop.
 func (v *stepperView) report(err error) {
+	if errors.Is(err, errStopped) {
+		v.msg = styleWarn.Render(err.Error())
+		return // nothing changed
+	}
 	if err != nil {
 		msg := firstLine(err.Error())
 		if msg != err.Error() {

@@ -50,7 +50,9 @@ type stepBackend interface {
 	// nil removes it.
 	setHalt(halt func() bool)
 	// back returns to the state before the last instruction, or (toStop)
-	// to the state of the previous stop.
+	// to the state of the previous stop. It asks the halt function too: a
+	// step back it stops returns errStopped and leaves the state as it
+	// was.
 	back(toStop bool) error
 
 	ctas() [][3]int
@@ -68,7 +70,14 @@ type stepBackend interface {
 	fragments(line int) (inst string, frs []fragInfo, err error)
 	// missing says what this backend cannot show ("" when nothing).
 	missing(pane paneKind) string
+	// sourceMapped reports whether the PTX has .loc information;
+	// sourceAt gives the source line behind PTX line n (stepper_srcmap.go).
+	sourceMapped() bool
+	sourceAt(n int) (srcRef, bool)
 }
+
+// errStopped is a step back that esc stopped before it got there.
+var errStopped = errors.New("the step back was stopped (esc): the state is as it was before")
 
 // stopInfo is where the stepper stopped last.
 type stopInfo struct {
@@ -185,6 +194,7 @@ type simBackend struct {
 	src     []string
 	fin     *sim.Stepper // after the end: the state after the last instruction
 	halt    func() bool  // asked by a run after every instruction (setHalt)
+	smap    *srcMap
 }
 
 type simActionKind uint8
@@ -225,6 +235,7 @@ func newSimBackend(cfg KernelConfig) (*simBackend, error) {
 		b.lineOf[l] = append(b.lineOf[l], pc)
 	}
 	b.src = strings.Split(strings.TrimRight(strings.ReplaceAll(string(cfg.Source), "\r\n", "\n"), "\n"), "\n")
+	b.smap = newSrcMap(p, cfg.Path)
 	if err := b.reset(); err != nil {
 		return nil, err
 	}
@@ -317,8 +328,10 @@ func (b *simBackend) apply(a simAction) error {
 	b.stopped = b.stopInfo(ev, err)
 	b.hist = append(b.hist, a)
 	if b.st.Done() {
-		// Keep the last state on view: replay to just before the end.
-		if _, st, _, _, err := b.build(trimLast(b.hist, false)); err == nil {
+		// Keep the last state on view: replay to just before the end (not
+		// when esc stops the replay: the panes then show the finished
+		// machine).
+		if _, st, _, _, err := b.build(trimLast(b.hist, false), b.halt); err == nil {
 			b.fin = st
 		}
 	}
@@ -383,7 +396,7 @@ func (b *simBackend) back(toStop bool) error {
 		// undo that instruction too.
 		hist = trimLast(hist, false)
 	}
-	m, st, hist, last, err := b.build(hist)
+	m, st, hist, last, err := b.build(hist, b.halt)
 	if err != nil {
 		return err
 	}
@@ -397,18 +410,28 @@ func (b *simBackend) back(toStop bool) error {
 }
 
 // build makes a fresh machine and repeats hist on it; it returns the
-// actions as they ran again and where the last one stopped.
-func (b *simBackend) build(hist []simAction) (*sim.Machine, *sim.Stepper, []simAction, stopInfo, error) {
+// actions as they ran again and where the last one stopped. When halt
+// (which may be nil) says so it gives up with errStopped.
+func (b *simBackend) build(hist []simAction, halt func() bool) (*sim.Machine, *sim.Stepper, []simAction, stopInfo, error) {
 	last := stopInfo{reason: "start", warp: -1}
 	m, st, err := b.fresh()
 	if err != nil {
 		return nil, nil, nil, last, err
 	}
+	stopped := func() bool { return halt != nil && halt() }
 	var out []simAction
 	for _, a := range hist {
+		if stopped() {
+			return nil, nil, nil, last, errStopped
+		}
 		// An action that ended in an error (a fault, a deadlock) ends the
 		// same way again: the error is part of the state.
-		ev, err := b.play(st, a, nil)
+		ev, err := b.play(st, a, halt)
+		if stopped() {
+			// The halt function stays true once asked: the replay was cut
+			// short somewhere in this action.
+			return nil, nil, nil, last, errStopped
+		}
 		if a.kind == actWarp && err != nil && ev.Reason != sim.StopError {
 			continue
 		}
@@ -548,6 +571,10 @@ func fragInfos(frs []sim.Fragment) []fragInfo {
 }
 
 func (b *simBackend) missing(paneKind) string { return "" }
+
+func (b *simBackend) sourceMapped() bool { return b.smap.mapped }
+
+func (b *simBackend) sourceAt(n int) (srcRef, bool) { return b.smap.at(n, b.src) }
 
 // issuedBy describes which warps of a warpgroup (bit k: warp k) issued a
 // wgmma, and its commit group (-1: not committed yet, -2: unknown).

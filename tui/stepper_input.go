@@ -16,6 +16,9 @@ func (v *stepperView) update(msg tea.Msg) tea.Cmd {
 	if v.running != nil {
 		return v.runUpdate(msg)
 	}
+	if v.open != nil {
+		return v.openUpdate(msg)
+	}
 	if v.inputOn {
 		if km, ok := msg.(tea.KeyPressMsg); ok {
 			switch {
@@ -24,15 +27,24 @@ func (v *stepperView) update(msg tea.Msg) tea.Cmd {
 				v.input.Blur()
 				return nil
 			case km.String() == "enter":
-				v.applyGoto(strings.TrimSpace(v.input.Value()))
+				text := strings.TrimSpace(v.input.Value())
 				v.inputOn = false
 				v.input.Blur()
+				if v.inputFor == "search" {
+					v.search(text, 1, true)
+				} else {
+					v.applyGoto(text)
+				}
 				return nil
 			}
 		}
 		var cmd tea.Cmd
 		v.input, cmd = v.input.Update(msg)
 		return cmd
+	}
+	if km, ok := msg.(tea.KeyPressMsg); ok && key.Matches(km, v.keys.Open) {
+		v.msg = ""
+		return v.openPicker()
 	}
 	if v.be == nil {
 		return nil
@@ -56,22 +68,24 @@ func (v *stepperView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.StepWarp):
 		v.act(func() error { return be.stepWarp(v.cta, v.thread/32) })
 	case key.Matches(msg, k.Run):
-		return v.start("to a breakpoint", true, func() error { return be.run(v.breakLines(), false, runLimit) }, func() {
+		return v.start("to a breakpoint", func() error { return be.run(v.breakLines(), false, runLimit) }, func() {
 			if s := be.last(); len(v.breaks) == 0 && s.reason == "done" {
 				v.msg = styleDim.Render(fmt.Sprintf("step %d · finished (no breakpoints: b sets one on the source line)", be.steps()))
 			}
 		})
 	case key.Matches(msg, k.Hazard):
 		before := len(v.hazRows)
-		return v.start("to the next hazard", true, func() error { return be.run(v.breakLines(), true, runLimit) }, func() {
+		return v.start("to the next hazard", func() error { return be.run(v.breakLines(), true, runLimit) }, func() {
 			if len(v.hazRows) == before && be.last().reason == "done" {
 				v.msg = styleOK.Render(fmt.Sprintf("step %d · finished: no further hazard", be.steps()))
 			}
 		})
+	case key.Matches(msg, k.Cursor):
+		return v.runToCursor()
 	case key.Matches(msg, k.Back):
-		return v.start("a step back (replaying the run)", false, func() error { return be.back(false) }, nil)
+		return v.start("a step back (replaying the run)", func() error { return be.back(false) }, nil)
 	case key.Matches(msg, k.BackStop):
-		return v.start("back to the last stop (replaying the run)", false, func() error { return be.back(true) }, nil)
+		return v.start("back to the last stop (replaying the run)", func() error { return be.back(true) }, nil)
 	case key.Matches(msg, k.Break):
 		v.toggleBreak(v.src.cur + 1)
 	case key.Matches(msg, k.Thread):
@@ -112,10 +126,15 @@ func (v *stepperView) key(msg tea.KeyPressMsg) tea.Cmd {
 		if prompt == "" {
 			prompt = "line> "
 		}
-		v.input = newTextInput(prompt, "")
-		v.input.SetWidth(max(v.w-24, 10))
-		v.inputOn = true
-		return v.input.Focus()
+		return v.openInput("goto", prompt)
+	case key.Matches(msg, k.Search):
+		return v.openInput("search", "search> ")
+	case key.Matches(msg, k.Next):
+		v.search(v.query, 1, false)
+	case key.Matches(msg, k.Prev):
+		v.search(v.query, -1, false)
+	case key.Matches(msg, k.Hide):
+		v.toggleHidden()
 	case key.Matches(msg, k.Enter) && v.focus == paneHazards:
 		v.jumpHazard()
 		v.focus = paneSource
@@ -126,6 +145,15 @@ func (v *stepperView) key(msg tea.KeyPressMsg) tea.Cmd {
 		v.navigate(msg)
 	}
 	return nil
+}
+
+// openInput opens the text field in the header line, for a go-to or a
+// search.
+func (v *stepperView) openInput(what, prompt string) tea.Cmd {
+	v.input = newTextInput(prompt, "")
+	v.input.SetWidth(max(v.w-24, 10))
+	v.inputOn, v.inputFor = true, what
+	return v.input.Focus()
 }
 
 func (v *stepperView) refreshCTA() {
@@ -194,8 +222,7 @@ func (v *stepperView) visible(p paneKind) bool {
 func (v *stepperView) jumpHazard() {
 	if v.hz.cur < len(v.hazRows) {
 		if l := v.hazRows[v.hz.cur].line; l > 0 {
-			v.src.cur = l - 1
-			v.src.center(v.srcHeight(), len(v.be.lines()))
+			v.goLine(l)
 		}
 	}
 }
@@ -234,13 +261,13 @@ func (v *stepperView) applyGoto(text string) {
 			v.msg = styleErr.Render(fmt.Sprintf("line %q: want 1 to %d", text, len(v.be.lines())))
 			return
 		}
-		v.src.cur = n - 1
-		v.src.center(v.srcHeight(), len(v.be.lines()))
+		v.goLine(n)
 		v.focus = paneSource
 	}
 }
 
-// navigate applies a movement key to the focused pane.
+// navigate applies a movement key to the focused pane: the arrows or
+// hjkl, pages, and home/end or g/G for the first and last item.
 func (v *stepperView) navigate(msg tea.KeyPressMsg) {
 	page := max(v.paneHeight(v.focus)-2, 1)
 	d := 0
@@ -253,15 +280,14 @@ func (v *stepperView) navigate(msg tea.KeyPressMsg) {
 		d = -page
 	case key.Matches(msg, gk.PageDown):
 		d = page
-	case key.Matches(msg, gk.Home):
+	case key.Matches(msg, gk.Home), key.Matches(msg, gk.Top) && v.focus != paneFrag:
 		d = -1 << 30
-	case key.Matches(msg, gk.End):
+	case key.Matches(msg, gk.End), key.Matches(msg, gk.Bottom) && v.focus != paneFrag:
 		d = 1 << 30
 	}
 	switch v.focus {
 	case paneSource:
-		v.src.cur = clamp(v.src.cur+d, 0, len(v.be.lines())-1)
-		v.src.see(v.srcHeight(), len(v.be.lines()))
+		v.moveRows(d)
 		v.frag.version = -1
 	case paneRegs:
 		rs := v.regList()
@@ -291,6 +317,10 @@ func (v *stepperView) navigate(msg tea.KeyPressMsg) {
 			v.tmemCur[1] = 0
 		case key.Matches(msg, gk.End):
 			v.tmemCur[1] = 511
+		case key.Matches(msg, gk.Top):
+			v.tmemCur[0] = 0
+		case key.Matches(msg, gk.Bottom):
+			v.tmemCur[0] = 127
 		default:
 			v.tmemCur[0] += d
 		}
@@ -337,7 +367,7 @@ func (v *stepperView) mouse(msg tea.MouseMsg) {
 		}
 		switch r.kind {
 		case paneSource:
-			v.src.top = clamp(v.src.top+d, 0, max(len(v.be.lines())-v.srcHeight(), 0))
+			v.src.top = clamp(v.src.top+d, 0, max(len(v.rows())-v.srcRowsHeight(), 0))
 		case paneFrag:
 			v.prepFrag()
 			v.frag.pane.handleMouse(msg, cx, cy-2)
@@ -378,14 +408,15 @@ func (v *stepperView) mouse(msg tea.MouseMsg) {
 	switch r.kind {
 	case paneSource:
 		v.focus = paneSource
-		line := v.src.top + cy
-		if line >= len(v.be.lines()) {
-			return
+		rows := v.rows()
+		row := v.src.top + cy
+		if cy >= v.srcRowsHeight() || row >= len(rows) {
+			return // below the lines (the source-mapping line)
 		}
-		v.src.cur = line
+		v.src.cur = rows[row]
 		v.frag.version = -1
 		if cx < 2 {
-			v.toggleBreak(line + 1)
+			v.toggleBreak(v.src.cur + 1)
 		}
 	case paneRegs:
 		if cy < len(v.regHit) {

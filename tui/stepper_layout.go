@@ -12,7 +12,12 @@ import (
 // ---------------------------------------------------------------- layout
 
 // narrow screens show one pane at a time.
-func (v *stepperView) narrow() bool { return v.w < 64 || v.h < 10 }
+func (v *stepperView) narrow() bool { return v.w < 40 || v.h < 10 }
+
+// stacked screens (under 100 columns) put the panes one above the other,
+// each the full width: the source lines, the registers and the hazards
+// stay whole and reachable at 80×24.
+func (v *stepperView) stacked() bool { return v.w < 100 }
 
 func (v *stepperView) srcWidth() int {
 	switch {
@@ -24,6 +29,15 @@ func (v *stepperView) srcWidth() int {
 	return clamp(v.w*45/100, 28, 60)
 }
 
+// second is the pane shown below the tabbed one: the hazards, or the
+// operations in flight while the hazards are the tab.
+func (v *stepperView) second() paneKind {
+	if v.tab == paneHazards {
+		return paneAsync
+	}
+	return paneHazards
+}
+
 // layout places the panes below the header line.
 func (v *stepperView) layout() []paneRect {
 	bh := max(v.h-1, 1)
@@ -31,18 +45,26 @@ func (v *stepperView) layout() []paneRect {
 		f := v.focus
 		return []paneRect{{kind: f, x: 0, y: 1, w: v.w, h: bh, tabbed: f == v.tab}}
 	}
+	if v.stacked() {
+		if bh < 16 {
+			sh := bh / 2
+			return []paneRect{{kind: paneSource, x: 0, y: 1, w: v.w, h: sh},
+				{kind: v.tab, x: 0, y: 1 + sh, w: v.w, h: bh - sh, tabbed: true}}
+		}
+		sh := bh * 2 / 5
+		th := (bh - sh) * 3 / 5
+		return []paneRect{{kind: paneSource, x: 0, y: 1, w: v.w, h: sh},
+			{kind: v.tab, x: 0, y: 1 + sh, w: v.w, h: th, tabbed: true},
+			{kind: v.second(), x: 0, y: 1 + sh + th, w: v.w, h: bh - sh - th}}
+	}
 	sw := v.srcWidth()
 	rx := sw + 1
 	rw := v.w - rx
 	rs := []paneRect{{kind: paneSource, x: 0, y: 1, w: sw, h: bh}}
 	if bh >= 26 {
 		th := bh * 3 / 5
-		second := paneHazards
-		if v.tab == paneHazards {
-			second = paneAsync
-		}
 		rs = append(rs, paneRect{kind: v.tab, x: rx, y: 1, w: rw, h: th, tabbed: true},
-			paneRect{kind: second, x: rx, y: 1 + th, w: rw, h: bh - th})
+			paneRect{kind: v.second(), x: rx, y: 1 + th, w: rw, h: bh - th})
 		return rs
 	}
 	return append(rs, paneRect{kind: v.tab, x: rx, y: 1, w: rw, h: bh, tabbed: true})
@@ -62,6 +84,9 @@ func (v *stepperView) srcHeight() int { return v.paneHeight(paneSource) }
 // ---------------------------------------------------------------- render
 
 func (v *stepperView) render() string {
+	if v.open != nil {
+		return v.openView()
+	}
 	if v.be == nil {
 		return fitBlock(strings.Join(v.intro(), "\n"), v.w, v.h)
 	}
@@ -79,10 +104,12 @@ func (v *stepperView) render() string {
 		blocks[i] = v.renderPane(r)
 	}
 	var body string
-	switch len(rs) {
-	case 1:
+	switch {
+	case len(rs) == 1:
 		body = blocks[0]
-	case 2:
+	case rs[1].x == 0: // stacked
+		body = strings.Join(blocks, "\n")
+	case len(rs) == 2:
 		body = sideBySide(blocks[0], blocks[1], rs[0].w, rs[1].w, max(v.h-1, 1))
 	default:
 		body = sideBySide(blocks[0], blocks[1]+"\n"+blocks[2], rs[0].w, rs[1].w, max(v.h-1, 1))
@@ -93,15 +120,16 @@ func (v *stepperView) render() string {
 func (v *stepperView) intro() []string {
 	out := []string{section("Kernel stepper"), ""}
 	for _, p := range []string{
-		"No kernel is open. The stepper simulates a PTX kernel instruction by instruction (tcsim's simulator, one CTA at a time), or replays a trace file. Start tcsim with:",
+		"No kernel is open. The stepper simulates a PTX kernel instruction by instruction (tcsim's simulator, one CTA at a time), or replays a trace file. O opens a kernel (.ptx), a launch file (.json), a trace (.jsonl) or a case directory here; or start tcsim with:",
 		"",
 		"  tcsim tui --run KERNEL.ptx --launch LAUNCH.json",
 		"  tcsim tui --launch fixtures/sim/launch/gemm_tma_wgmma.json --grid 1",
 		"  tcsim tui --trace RUN.jsonl",
+		"  tcsim tui --case DIR",
 		"",
 		"(a trace comes from tcsim run KERNEL.ptx --launch LAUNCH.json --trace RUN.jsonl --trace-values).",
 		"",
-		"Keys: s step, w step the selected warp, r run to a breakpoint (b sets one), h run to the next hazard, p step back, t/T thread, ]/[ pane, z zoom, ? all keys.",
+		"Keys: s step, w step the selected warp, r run to a breakpoint (b sets one), u run until the cursor's line, H run to the next hazard, p step back, / search, t/T thread, ]/[ pane, z zoom, ? all keys.",
 	} {
 		switch {
 		case p == "":
@@ -147,18 +175,26 @@ func (v *stepperView) header() string {
 	if be.done() {
 		fin = "finished"
 	}
-	var line string
-	for _, form := range [][]string{
+	forms := [][]string{
 		{mode, cta, thread, step, bps, fin},
 		{modeShort, ctaShort, threadShort, step, bpsShort, fin},
-	} {
+		{ctaShort, threadShort, step},
+	}
+	var line string
+	for i, form := range forms {
 		var parts []string
 		for _, p := range form {
 			if p != "" {
 				parts = append(parts, p)
 			}
 		}
-		line = section(be.kernel()) + " " + styleDim.Render(strings.Join(parts, " · "))
+		info := " " + styleDim.Render(strings.Join(parts, " · "))
+		name := v.kernelTitle()
+		if room := v.w - cellWidth(info); i == len(forms)-1 && len([]rune(name)) > room && room > 12 {
+			// Only the shortest form cuts the kernel's name.
+			name = string([]rune(name)[:room-1]) + "…"
+		}
+		line = section(name) + info
 		if cellWidth(line) <= v.w {
 			break
 		}
@@ -208,6 +244,11 @@ func (v *stepperView) paneTitle(r paneRect) string {
 			name += " " + baseName(v.be.file())
 			if v.be.kind() == "trace" && !v.traceSourceOK() {
 				name += " (not found: the trace's instructions)"
+			}
+			if n := v.hiddenCount(); n > 0 && cellWidth(name)+30 <= r.w {
+				name += fmt.Sprintf(" · %d .loc/asm lines hidden (L)", n)
+			} else if n > 0 {
+				name += fmt.Sprintf(" (-%d: L)", n)
 			}
 		case paneHazards:
 			name += fmt.Sprintf(" (%d)", len(v.hazRows))

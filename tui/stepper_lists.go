@@ -91,7 +91,7 @@ func (v *stepperView) renderWarps(w, h int) []string {
 func (v *stepperView) renderHazards(w, h int) []string {
 	v.hzHit = nil
 	if len(v.hazRows) == 0 {
-		return []string{styleOK.Render("no hazards so far"), styleDim.Render("h runs to the next one")}
+		return []string{styleOK.Render("no hazards so far"), styleDim.Render("H runs to the next one")}
 	}
 	v.hz.cur = clamp(v.hz.cur, 0, len(v.hazRows)-1)
 	var out []string
@@ -113,6 +113,9 @@ func (v *stepperView) renderHazards(w, h int) []string {
 			hit = append(hit, i)
 			var more []string
 			more = append(more, wrap(hz.msg, w-2, 2)...)
+			for _, l := range v.hazardSource(hz.line) {
+				more = append(more, styleOK.Render(fitLine(l, w-2)))
+			}
 			if hz.warp >= 0 {
 				more = append(more, fmt.Sprintf("CTA (%d,%d,%d) warp %d", hz.cta[0], hz.cta[1], hz.cta[2], hz.warp))
 			}

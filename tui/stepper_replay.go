@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/tcsim/tcsim/isa/ptx"
 	"github.com/tcsim/tcsim/sim"
@@ -101,9 +100,7 @@ func (b *traceBackend) regNames(in *trace.Inst) []string {
 		return names
 	}
 	var names []string
-	if x := b.module[in.Line]; x != nil {
-		names = x.RegNames()
-	} else if x, err := ptx.ParseInstruction(in.Inst); err == nil {
+	if x := b.parsed(in); x != nil {
 		names = x.RegNames()
 	}
 	if b.regsByPC == nil {
@@ -114,12 +111,31 @@ func (b *traceBackend) regNames(in *trace.Inst) []string {
 }
 
 // isWgmma reports whether an instruction record is a wgmma.mma_async: by
-// the parsed PTX of its line when the source parsed, else by its text.
+// the opcode of the parsed instruction of its line when the source
+// parsed, else of the record's instruction read by the PTX parser (cached
+// by pc, as regNames is).
 func (b *traceBackend) isWgmma(in *trace.Inst) bool {
+	return b.parsed(in) != nil && b.parsed(in).Opcode == "wgmma.mma_async"
+}
+
+// parsed is the parsed instruction of a record: the source's at its line,
+// or the record's text read by the PTX parser; nil when neither parses.
+func (b *traceBackend) parsed(in *trace.Inst) *ptx.Instruction {
 	if x := b.module[in.Line]; x != nil {
-		return x.Opcode == "wgmma.mma_async"
+		return x
 	}
-	return strings.HasPrefix(in.Inst, "wgmma.mma_async")
+	if x, ok := b.instByPC[in.PC]; ok {
+		return x
+	}
+	x, err := ptx.ParseInstruction(in.Inst)
+	if err != nil {
+		x = nil
+	}
+	if b.instByPC == nil {
+		b.instByPC = map[int]*ptx.Instruction{}
+	}
+	b.instByPC[in.PC] = x
+	return x
 }
 
 // forward applies records up to and including the next instruction
@@ -156,12 +172,18 @@ func (b *traceBackend) moreInsts() bool {
 	return false
 }
 
-// seek rebuilds the state at position pos.
-func (b *traceBackend) seek(pos int) {
+// seek rebuilds the state at position pos. It asks the halt function
+// every 4096 records and reports false when it said stop (the state is
+// then partial: the caller restores the one it had).
+func (b *traceBackend) seek(pos int) bool {
 	b.reset()
 	for b.st.pos < pos {
+		if b.st.pos%4096 == 0 && b.halt != nil && b.halt() {
+			return false
+		}
 		b.apply()
 	}
+	return true
 }
 
 func (b *traceBackend) kind() string    { return "trace" }
@@ -334,10 +356,15 @@ func (b *traceBackend) back(toStop bool) error {
 			target = 0
 		}
 	}
+	old, oldStops := b.st, append([]int(nil), b.stops...)
 	for len(b.stops) > 0 && b.stops[len(b.stops)-1] >= target {
 		b.stops = b.stops[:len(b.stops)-1]
 	}
-	b.seek(target)
+	if !b.seek(target) {
+		// seek built a new state: the old one is intact.
+		b.st, b.stops = old, oldStops
+		return errStopped
+	}
 	b.st.newHz = nil
 	b.stop = "back"
 	return nil
@@ -496,6 +523,10 @@ func (b *traceBackend) missing(p paneKind) string {
 	}
 	return ""
 }
+
+func (b *traceBackend) sourceMapped() bool { return b.smap != nil && b.smap.mapped }
+
+func (b *traceBackend) sourceAt(n int) (srcRef, bool) { return b.smap.at(n, b.src) }
 
 func (b *traceBackend) hasValues() bool {
 	for _, r := range b.recs {

@@ -10,12 +10,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// Long stepper actions (run to a breakpoint or hazard, step back, which
-// replays the history) run as a tea.Cmd: Update hands the action to a
-// goroutine and returns at once; while it runs the stepper shows the last
-// frame with "running…" and takes only esc and ctrl+c, which stop a run
-// (not the app) at the next instruction. The backend is touched by that
-// goroutine only until its runDoneMsg arrives.
+// Long stepper actions (run to a breakpoint, a hazard or the cursor, step
+// back, which replays the history) run as a tea.Cmd: Update hands the
+// action to a goroutine and returns at once; while it runs the stepper
+// shows the last frame with "running…" and takes only esc, which stops it
+// at the next instruction: a run keeps the state it reached, a step back
+// leaves the state as it was before. ctrl+c stops it and quits the app.
+// The backend is touched by that goroutine only until its runDoneMsg
+// arrives.
 
 // runDoneMsg ends a long action.
 type runDoneMsg struct {
@@ -26,11 +28,15 @@ type runDoneMsg struct {
 // runTickMsg redraws the running status (the elapsed time).
 type runTickMsg struct{ id int }
 
+// stopMsg asks a view's long action to stop (the app sends it before it
+// quits on ctrl+c).
+type stopMsg struct{}
+
 // runState is a long action in progress.
 type runState struct {
 	id       int
 	label    string       // what runs, for the status line
-	stop     *atomic.Bool // set by esc or ctrl+c; nil when it cannot stop
+	stop     *atomic.Bool // set by esc (or ctrl+c, which also quits)
 	done     chan tea.Msg // the runDoneMsg
 	after    func()       // the messages to show once it is done
 	start    time.Time
@@ -40,24 +46,21 @@ type runState struct {
 	stopping bool
 }
 
-var stopRunKey = key.NewBinding(key.WithKeys("esc", "ctrl+c"), key.WithHelp("esc/ctrl+c", "stop the run"))
+var stopRunKey = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop it (ctrl+c quits)"))
 
-// busy reports whether a long action is running: the app then hands
-// ctrl+c to the stepper (it stops the run, not the app).
+// busy reports whether a long action is running: the app then sends it a
+// stopMsg before it quits on ctrl+c.
 func (v *stepperView) busy() bool { return v.running != nil }
 
-// start runs f on a goroutine as the long action label; interruptible
-// actions stop when the backend's halt function says so. after runs once
-// f has returned and the state is refreshed.
-func (v *stepperView) start(label string, interruptible bool, f func() error, after func()) tea.Cmd {
+// start runs f on a goroutine as the long action label; it stops when
+// the backend's halt function says so (esc). after runs once f has
+// returned and the state is refreshed.
+func (v *stepperView) start(label string, f func() error, after func()) tea.Cmd {
 	r := &runState{label: label, done: make(chan tea.Msg, 1), after: after, start: time.Now(),
-		frame: v.render(), fw: v.w, fh: v.h, kernel: v.be.kernel()}
+		frame: v.render(), fw: v.w, fh: v.h, kernel: v.kernelTitle(), stop: new(atomic.Bool)}
 	v.runSeq++
 	r.id = v.runSeq
-	if interruptible {
-		r.stop = new(atomic.Bool)
-		v.be.setHalt(r.stop.Load)
-	}
+	v.be.setHalt(r.stop.Load)
 	v.running = r
 	be := v.be
 	go func() {
@@ -108,12 +111,11 @@ func (v *stepperView) runUpdate(msg tea.Msg) tea.Cmd {
 		if msg.id == r.id {
 			return v.tick(r.id)
 		}
+	case stopMsg:
+		r.stop.Store(true)
+		r.stopping = true
 	case tea.KeyPressMsg:
 		if key.Matches(msg, stopRunKey) {
-			if r.stop == nil {
-				v.msg = styleWarn.Render(r.label + " cannot be stopped; it ends by itself")
-				return nil
-			}
 			r.stop.Store(true)
 			r.stopping = true
 		}
@@ -125,7 +127,7 @@ func (v *stepperView) runUpdate(msg tea.Msg) tea.Cmd {
 // it, under a header that says so (blank panes after a resize).
 func (v *stepperView) runFrame() string {
 	r := v.running
-	head := section(r.kernel) + " " + styleWarn.Render("running… "+r.label+" · esc or ctrl+c stops")
+	head := section(r.kernel) + " " + styleWarn.Render("running… "+r.label+" · esc stops · ctrl+c quits")
 	body := fitBlock("", v.w, max(v.h-1, 1))
 	if r.fw == v.w && r.fh == v.h {
 		if _, rest, ok := strings.Cut(r.frame, "\n"); ok {
@@ -142,11 +144,10 @@ func (v *stepperView) runStatus() string {
 	if d := time.Since(r.start); d >= time.Second {
 		s += fmt.Sprintf(" for %.0f s", d.Seconds())
 	}
-	switch {
-	case r.stopping:
+	if r.stopping {
 		s += " · stopping…"
-	case r.stop != nil:
-		s += " · esc or ctrl+c stops it"
+	} else {
+		s += " · esc stops it"
 	}
 	return styleWarn.Render(s)
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -42,8 +43,8 @@ func keyMsg(t *testing.T, k string) tea.Msg {
 }
 
 // A run goes on behind the screen: Update returns at once, the stepper
-// says "running…" over its last frame and takes only the stop keys; esc
-// and ctrl+c stop the run, not the app (golden: the running frame).
+// says "running…" over its last frame and takes only esc, which stops the
+// run, not the app (golden: the running frame); ctrl+c stops it and quits.
 func TestStepperRunIsACmd(t *testing.T) {
 	for _, stop := range []string{"esc", "ctrl+c"} {
 		m, v := stepper(t, oneCTA(kernelAt(t, gemmLaunch, "")), 100, 30, "s s")
@@ -55,7 +56,7 @@ func TestStepperRunIsACmd(t *testing.T) {
 			t.Fatalf("r: no command, busy %v", v.busy())
 		}
 		plain := m.Plain()
-		if !strings.Contains(plain, "running… to a breakpoint · esc or ctrl+c stops") || !strings.Contains(plain, "running: to a breakpoint · esc or ctrl+c stops it") {
+		if !strings.Contains(plain, "running… to a breakpoint · esc stops · ctrl+c quits") || !strings.Contains(plain, "running: to a breakpoint · esc stops it") {
 			t.Fatalf("the running screen:\n%s", plain)
 		}
 		if stop == "esc" {
@@ -71,8 +72,10 @@ func TestStepperRunIsACmd(t *testing.T) {
 		for deadline := time.Now().Add(10 * time.Second); e.ran.Load() < 3 && time.Now().Before(deadline); {
 			time.Sleep(time.Millisecond)
 		}
-		if _, cmd := m.Update(keyMsg(t, stop)); m.quit || cmd != nil && cmd() == tea.Quit() {
-			t.Fatalf("%s quit the app", stop)
+		_, cmd = m.Update(keyMsg(t, stop))
+		quit := m.quit && cmd != nil && cmd() == tea.Quit()
+		if quit != (stop == "ctrl+c") {
+			t.Fatalf("%s: quit %v", stop, quit)
 		}
 		if !m.views[m.active].(*stepperView).running.stopping {
 			t.Fatalf("%s did not ask the run to stop", stop)
@@ -80,6 +83,9 @@ func TestStepperRunIsACmd(t *testing.T) {
 		m.settle()
 		if v.busy() || inner.steps() <= 2 {
 			t.Fatalf("after %s: busy %v, %d steps", stop, v.busy(), inner.steps())
+		}
+		if stop == "ctrl+c" {
+			continue
 		}
 		// The stepper is itself again: keys act, ctrl+c quits.
 		m.Update(keyMsg(t, "s"))
@@ -142,18 +148,45 @@ func TestStepperInterrupt(t *testing.T) {
 	}
 }
 
-// A step back replays the run on a goroutine as well, and cannot be
-// stopped: esc says so.
+// A step back replays the run on a goroutine as well, and esc stops it:
+// the replay gives up and the state stays as it was (both backends).
 func TestStepperBackIsACmd(t *testing.T) {
 	m, v := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, "s s s")
 	_, cmd := m.Update(keyMsg(t, "p"))
-	if cmd == nil {
+	if cmd == nil || !v.busy() {
 		t.Fatal("p: no command")
 	}
-	m.Update(keyMsg(t, "esc"))
 	m.settle()
 	if v.busy() || v.be.steps() != 2 {
 		t.Fatalf("after p: busy %v, step %d", v.busy(), v.be.steps())
+	}
+	k := kernelAt(t, tinyLaunch, "")
+	for _, be := range []stepBackend{v.be, traceOf(t, writeTrace(t, k))} {
+		for i := 0; i < 5; i++ {
+			if err := be.step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := snapshotState(t, be)
+		be.setHalt(func() bool { return true }) // esc, at once
+		for _, toStop := range []bool{false, true} {
+			if err := be.back(toStop); !errors.Is(err, errStopped) {
+				t.Errorf("%s: back(%v) stopped: %v, want errStopped", be.kind(), toStop, err)
+			}
+			if got := snapshotState(t, be); got != before {
+				t.Errorf("%s: a stopped step back changed the state:\n%s", be.kind(), lineDiff(got, before))
+			}
+		}
+		be.setHalt(nil)
+		if err := be.back(false); err != nil {
+			t.Errorf("%s: back after the stop: %v", be.kind(), err)
+		}
+	}
+	// The stepper says so, in the status line, and keeps its state.
+	_, v = stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, "s s s")
+	v.report(errStopped)
+	if st := v.status(); !strings.Contains(st, "step back was stopped") || v.be.steps() != 3 {
+		t.Errorf("status %q at step %d", st, v.be.steps())
 	}
 }
 

@@ -12,10 +12,20 @@ import (
 
 // renderSource draws the PTX with a gutter: a breakpoint (•), a hazard
 // (!), the line number and the warps whose next instruction is on the
-// line (the selected warp reversed).
+// line (the selected warp reversed). It shows the lines rows() lists (by
+// default not the .loc and inline-asm lines), and when the PTX has .loc
+// information its last line is the source behind the cursor's line.
 func (v *stepperView) renderSource(w, h int) []string {
 	lines := v.be.lines()
-	v.src.see(h, len(lines))
+	rows := v.rows()
+	rh := h
+	mapped := v.be.sourceMapped() && h > 2
+	if mapped {
+		rh--
+	}
+	cur := listState{cur: v.rowOf(v.src.cur), top: v.src.top}
+	cur.see(rh, len(rows))
+	v.src.top = cur.top
 	numW := len(strconv.Itoa(len(lines)))
 	at := map[int][]int{}
 	maxAt := 1
@@ -34,7 +44,8 @@ func (v *stepperView) renderSource(w, h int) []string {
 	}
 	sel := v.thread / 32
 	out := make([]string, 0, h)
-	for i := v.src.top; i < len(lines) && len(out) < h; i++ {
+	for r := v.src.top; r < len(rows) && len(out) < rh; r++ {
+		i := rows[r]
 		n := i + 1
 		var b strings.Builder
 		if v.breaks[n] {
@@ -68,11 +79,17 @@ func (v *stepperView) renderSource(w, h int) []string {
 		case i == v.src.cur:
 			b.WriteString(styleUnder.Render(text))
 		case isSel:
-			b.WriteString(styleTitle.Render(text))
+			b.WriteString(styleTitle.Render(v.highlight(text)))
 		default:
-			b.WriteString(text)
+			b.WriteString(v.highlight(text))
 		}
 		out = append(out, b.String())
+	}
+	if mapped {
+		for len(out) < rh {
+			out = append(out, "")
+		}
+		out = append(out, v.sourceLine(w))
 	}
 	return out
 }

@@ -66,14 +66,14 @@ func TestStepperGolden(t *testing.T) {
 		{"tiny_start", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, "") }, 100, 30, ""},
 		{"tiny_steps", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, "") }, 100, 30, "s s s s s s s"},
 		{"tiny_warp_steps_thread", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, "") }, 100, 30, "> w w w t t"},
-		{"tiny_breakpoint", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, "") }, 100, 30, `g "31" enter b r`},
-		{"tiny_race_hazard", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, tinyRace) }, 100, 30, "h"},
+		{"tiny_breakpoint", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, "") }, 100, 30, `: "31" enter b r`},
+		{"tiny_race_hazard", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, tinyRace) }, 100, 30, "H"},
 		{"tiny_80x24", func(t *testing.T) *KernelConfig { return kernelAt(t, tinyLaunch, "") }, 80, 24, "s s s s ]"},
-		{"gemm_hazard", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, gemmWait)) }, 120, 36, "h"},
-		{"gemm_fragment", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 120, 36, `g "790" enter b r ]`},
-		{"gemm_async", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 120, 36, `g "515" enter b r ] ] ] ] ]`},
-		{"tcgen05_tmem", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, tcgenLaunch, "")) }, 120, 36, `g "611" enter b r ] ] ]`},
-		{"gemm_smem_zoom", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 100, 30, `g "515" enter b r ] ] f z`},
+		{"gemm_hazard", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, gemmWait)) }, 120, 36, "H"},
+		{"gemm_fragment", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 120, 36, `: "790" enter b r ]`},
+		{"gemm_async", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 120, 36, `: "515" enter b r ] ] ] ] ]`},
+		{"tcgen05_tmem", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, tcgenLaunch, "")) }, 120, 36, `: "611" enter b r ] ] ]`},
+		{"gemm_smem_zoom", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, "")) }, 100, 30, `: "515" enter b r ] ] f z`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _ := stepper(t, tc.k(t), tc.w, tc.h, tc.script)
@@ -91,7 +91,7 @@ func TestStepperGolden(t *testing.T) {
 // P goes back to the previous stop: a whole run undone.
 func TestStepperBackToStop(t *testing.T) {
 	_, want := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, "s s s")
-	_, got := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, `s s s g "31" enter b r P`)
+	_, got := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, `s s s : "31" enter b r P`)
 	if a, b := snapshotState(t, got.be), snapshotState(t, want.be); a != b {
 		t.Errorf("run and P differs from before the run:\n%s", lineDiff(a, b))
 	}
@@ -104,23 +104,23 @@ func TestStepperBreakpoint(t *testing.T) {
 	// end.
 	seen := map[int]bool{}
 	for n := 1; n <= 2; n++ {
-		_, v := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, `g "31" enter b`+strings.Repeat(" r", n))
+		_, v := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, `: "31" enter b`+strings.Repeat(" r", n))
 		s := v.be.last()
 		if s.line != 31 || s.reason != "breakpoint" || seen[s.warp] {
 			t.Fatalf("run %d stopped at line %d (%s, warp %d), want the breakpoint at 31 for a new warp (seen %v)", n, s.line, s.reason, s.warp, seen)
 		}
 		seen[s.warp] = true
 	}
-	_, v := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, `g "31" enter b r r r`)
+	_, v := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, `: "31" enter b r r r`)
 	if !v.be.done() {
 		t.Fatalf("third run: %+v, want the end of the kernel", v.be.last())
 	}
 	// h stops at a breakpoint before the hazard it runs to.
-	_, v = stepper(t, kernelAt(t, tinyLaunch, tinyRace), 100, 30, `g "31" enter b h`)
+	_, v = stepper(t, kernelAt(t, tinyLaunch, tinyRace), 100, 30, `: "31" enter b H`)
 	if s := v.be.last(); s.line != 31 || s.reason != "breakpoint" || len(v.hazRows) != 0 {
 		t.Fatalf("h with a breakpoint before the race: stopped at line %d (%s) with %d hazards", s.line, s.reason, len(v.hazRows))
 	}
-	m, v := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, `g "27" enter b`)
+	m, v := stepper(t, kernelAt(t, tinyLaunch, ""), 100, 30, `: "27" enter b`)
 	if len(v.breaks) != 0 || !strings.Contains(m.Plain(), "holds no instruction") {
 		t.Fatalf("breakpoint on an empty line accepted: %v\n%s", v.breaks, m.Plain())
 	}
@@ -139,7 +139,7 @@ func TestStepperHazardJump(t *testing.T) {
 		{"missing wait", func(t *testing.T) *KernelConfig { return oneCTA(kernelAt(t, gemmLaunch, gemmWait)) }, "async/refill-before-release", 812},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, v := stepper(t, tc.k(t), 120, 36, "h")
+			_, v := stepper(t, tc.k(t), 120, 36, "H")
 			if len(v.hazRows) == 0 {
 				t.Fatal("no hazard after h")
 			}
@@ -149,7 +149,7 @@ func TestStepperHazardJump(t *testing.T) {
 			}
 			// Focus the hazard pane (f cycles the focus), move the
 			// source away, and jump back with enter.
-			_, v = stepper(t, tc.k(t), 120, 36, "h g \"1\" enter "+focusKeys(v, paneHazards)+" enter")
+			_, v = stepper(t, tc.k(t), 120, 36, "H : \"1\" enter "+focusKeys(v, paneHazards)+" enter")
 			if v.src.cur+1 != tc.line || v.focus != paneSource {
 				t.Fatalf("enter on the hazard: source line %d, focus %s; want line %d and the source", v.src.cur+1, paneNames[v.focus], tc.line)
 			}

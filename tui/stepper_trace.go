@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tcsim/tcsim/isa/ptx"
+	"github.com/tcsim/tcsim/sim"
 	"github.com/tcsim/tcsim/sim/trace"
 )
 
@@ -32,8 +33,11 @@ type traceBackend struct {
 	module map[int]*ptx.Instruction // source line → instruction (when the PTX parses)
 	pcLine map[int]int
 	lineOK map[int]bool
-	// regsByPC caches the register names of each pc's instruction.
+	// regsByPC caches the register names of each pc's instruction, and
+	// instByPC the instruction of a pc parsed from a record's text (when
+	// the source is not at hand).
 	regsByPC map[int][]string
+	instByPC map[int]*ptx.Instruction
 	// per warp: indices of its instruction records
 	warpInsts map[wkey][]int
 	warpKeys  []wkey
@@ -47,6 +51,7 @@ type traceBackend struct {
 	// note says when the file was cut short ("" when it is whole).
 	note string
 	halt func() bool // asked by run after every record (setHalt)
+	smap *srcMap     // the source behind the PTX, when it compiles
 }
 
 type wkey struct {
@@ -152,10 +157,13 @@ func ctaLess(a, b [3]int) bool {
 // loadSource reads the PTX file the header names; without it the source
 // pane shows the instructions the trace records, at their lines.
 func (b *traceBackend) loadSource(dir string) {
-	src, _, err := readSource(b.header.File, dir)
+	src, at, err := readSource(b.header.File, dir)
 	if err == nil {
 		b.src = strings.Split(strings.TrimRight(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n"), "\n")
 		b.srcOK = true
+		if p, err := sim.CompileSource(at, src, b.header.Kernel); err == nil {
+			b.smap = newSrcMap(p, at)
+		}
 		if mod, errs := ptx.Check(b.header.File, src); mod != nil && !hasHardError(errs) {
 			b.module = map[int]*ptx.Instruction{}
 			for _, f := range mod.Functions() {

@@ -97,6 +97,18 @@ func fitLine(s string, w int) string {
 	return s
 }
 
+// fitStatus is fitLine for a status line: a line too long for the screen
+// ends in "…", so that the cut shows.
+func fitStatus(s string, w int) string {
+	if w > 1 && cellWidth(s) > w {
+		s = ansi.Truncate(s, w, "…")
+		if strings.Contains(s, "\x1b[") {
+			s += "\x1b[0m"
+		}
+	}
+	return fitLine(s, w)
+}
+
 // fitBlock returns exactly h lines of exactly w cells: s's lines cut or
 // padded, missing lines blank.
 func fitBlock(s string, w, h int) string {

@@ -133,7 +133,7 @@ func (v *swizzleView) status() string {
 
 func (v *swizzleView) bindings() ([]key.Binding, [][]key.Binding) {
 	if v.pick.active {
-		return []key.Binding{pk.Up, pk.Down, pk.Enter, pk.Cancel}, [][]key.Binding{{pk.Up, pk.Down, pk.Enter, pk.Cancel}}
+		return []key.Binding{pk.Up, pk.Down, pk.Enter, pk.Cancel}, [][]key.Binding{{pk.Up, pk.Down, pk.PageUp, pk.Enter, pk.Cancel}}
 	}
 	k := v.keys
 	return []key.Binding{k.Pattern, k.Next, k.SMEM, k.Frag, k.Width},

@@ -52,13 +52,14 @@ mouse() {
 status=$(mktemp)
 trap 'cleanup; rm -f "$status"' EXIT
 
-# start [VAR=VALUE...]: a 100x30 session running the binary; the shell
-# around it writes its exit status to $status, and the pane is kept after
-# it exits so that the screen can be checked. ARGS (a variable) are the
-# binary's arguments.
+# start [VAR=VALUE...]: a session (100x30, or SIZE=COLSxROWS) running the
+# binary; the shell around it writes its exit status to $status, and the
+# pane is kept after it exits so that the screen can be checked. ARGS (a
+# variable) are the binary's arguments, CWD its directory.
 start() {
 	rm -f "$status"
-	tm new-session -d -s e -x 100 -y 30 "env TERM=xterm-256color $* '$bin' ${ARGS:-}; echo \$? > '$status'"
+	local size=${SIZE:-100x30}
+	tm new-session -d -s e -x "${size%x*}" -y "${size#*x}" "cd '${CWD:-.}' && env TERM=xterm-256color $* '$bin' ${ARGS:-}; echo \$? > '$status'"
 	tm set-option -t e remain-on-exit on
 	wait_for "1 Layout"
 }
@@ -170,7 +171,7 @@ ARGS="tui --run testdata/stepper/tiny_race.ptx --launch testdata/stepper/tiny.js
 wait_for "step 0"
 keys s s s
 wait_for "step 3 · warp"
-keys h
+keys H
 wait_for "hazards (2)"
 wait_for "smem/warp-exchange-without-sync"
 keys p
@@ -189,13 +190,13 @@ ARGS="tui --trace $trace" start
 wait_for "trace replay"
 tm resize-window -t e -x 80 -y 24
 for _ in $(seq 100); do
-	[ "$(screen | wc -l)" = 24 ] && screen | tail -n 1 | grep -qF "? all keys" && break
+	[ "$(screen | wc -l)" = 24 ] && screen | tail -n 1 | grep -qF "? keys" && break
 	sleep 0.1
 done
 [ "$(screen | wc -l)" = 24 ] || fail "the stepper did not shrink to 24 lines"
 [ "$(screen | wc -L)" -le 80 ] || fail "a stepper line is wider than 80 columns after the resize"
 ok
-keys g
+keys :
 text "33"
 keys Enter b
 wait_for "breakpoint at line 33 (r runs to it)"
@@ -206,5 +207,91 @@ wait_for "stepped back"
 keys q
 exited 0
 rm -f "$trace"
+
+# --- 80x24: the key page scrolls; vim keys move the cursor
+tm kill-server >/dev/null 2>&1 || true
+SIZE=80x24 start
+keys ?
+wait_for "Layout keys"
+wait_for "keys: lines 1-"
+if screen | grep -qF "Global keys"; then fail "the whole key list fits 80x24: nothing to scroll"; fi
+ok
+keys G
+wait_for "Global keys"
+wait_for "q          quit"
+keys Escape
+wait_for "rows 0-"
+keys j j l
+wait_for "m 2, n 1"
+keys G
+wait_for "m 63, n 1"
+keys g
+wait_for "m 0, n 1"
+keys q
+exited 0
+
+# --- the stepper opens a launch file itself (O, the file picker), stacks
+# its panes at 80x24, and searches its source
+tm kill-server >/dev/null 2>&1 || true
+CWD=testdata/stepper SIZE=80x24 ARGS="tui --view stepper" start
+wait_for "No kernel is open"
+keys O
+wait_for "Open a kernel (.ptx)"
+wait_for "tiny_loc.json"
+for _ in $(seq 20); do
+	screen | grep -F "▶" | grep -qF "tiny_loc.json" && break
+	keys j
+	sleep 0.1
+done
+keys Enter
+wait_for "cutlass::device_kernel<GemmUniversal<…>>"
+wait_for "opened tiny_loc.json"
+wait_for "13 .loc/asm lines hidden (L)"
+wait_for "regs │ frag"
+wait_for "hazards (0)"
+keys /
+text "bar.sync"
+keys Enter
+wait_for "match 1 of 2"
+wait_for "tiny_loc.cu:16:3  __syncthreads();"
+keys n
+wait_for "match 2 of 2"
+keys u
+wait_for "at the cursor: warp"
+keys q
+exited 0
+
+# --- long runs: esc stops a run and a step back; ctrl+c quits during one
+tm kill-server >/dev/null 2>&1 || true
+ARGS="tui --launch testdata/stepper/spin.json" start
+wait_for "step 0"
+keys r
+wait_for "running… to a breakpoint"
+keys Escape
+wait_for "stopped by esc"
+keys r
+wait_for "paused after"
+keys p
+wait_for "running… a step back"
+keys Escape
+wait_for "the step back was stopped (esc)"
+keys r
+wait_for "running… to a breakpoint"
+keys C-c
+exited 0
+
+# --- the descriptor editor: a bracketed paste replaces the old value
+tm kill-server >/dev/null 2>&1 || true
+ARGS="tui --view desc" start
+wait_for "Descriptor 0x4000004000010040"
+keys e
+wait_for "it replaces the old one"
+tm set-buffer -b tcsim '0x4000004000010048'
+tm paste-buffer -p -b tcsim -t e
+wait_for "value> 0x4000004000010048"
+keys Enter
+wait_for "Descriptor 0x4000004000010048"
+keys q
+exited 0
 
 echo "e2e: $checks checks passed"
