@@ -1,6 +1,9 @@
 package sfu
 
-import "math"
+import (
+	"math"
+	"math/bits"
+)
 
 // The MUFU operations of sm_90 on f32 operands. Each takes and returns
 // f32 bit patterns; subnormal operands read as zero and subnormal results
@@ -49,14 +52,7 @@ func normTrunc(sign uint32, v uint64, frac int) uint32 {
 	return pack(sign, M, n-23-frac)
 }
 
-func leadingZeros64(x uint64) int {
-	n := 0
-	for x&(1<<63) == 0 {
-		x <<= 1
-		n++
-	}
-	return n
-}
+func leadingZeros64(x uint64) int { return bits.LeadingZeros64(x) }
 
 // MufuEX2 is MUFU.EX2: 2^x. The operand is first truncated to a
 // fixed-point number with 23 fraction bits (toward zero) and split into

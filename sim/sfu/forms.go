@@ -41,6 +41,7 @@ type Form struct {
 	// unary forms). It is the bit-exact model where Exact is set.
 	Eval func(a, b uint64) uint64
 	run  func(a, b uint64, t *tracer) uint64 // Eval, recording its steps
+	ref  func(a, b uint64) uint64            // Reference
 	// Lowering is what ptxas emits for it on sm_90a, in SASS words.
 	Lowering string
 	// Exact says that the model agreed with the H100 bit for bit on every

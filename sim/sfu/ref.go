@@ -6,55 +6,69 @@ import "math"
 // tcsim used before the unit was modelled), rounded to the result format:
 // the yardstick the dumps are encoded against and the baseline of the
 // benchmarks.
-func Reference(f *Form, a, b uint64) uint64 {
+func Reference(f *Form, a, b uint64) uint64 { return f.ref(a, b) }
+
+// makeRef builds Reference's evaluation of f, with the form's format and
+// modifiers decided once.
+func makeRef(f *Form) func(a, b uint64) uint64 {
 	fn := refFunc(f.Base())
+	ftz := f.FTZ()
+	bf := f.Half() == "bf16"
 	switch f.Kind {
 	case Unary32:
-		x := uint32(a)
-		if f.FTZ() {
-			x = ftz32(x)
+		return func(a, _ uint64) uint64 {
+			x := uint32(a)
+			if ftz {
+				x = ftz32(x)
+			}
+			r := bits32(float32(fn(float64(f32(x)))))
+			if isNaN32(r) {
+				r = nan32
+			}
+			if ftz {
+				r = ftz32(r)
+			}
+			return uint64(r)
 		}
-		r := bits32(float32(fn(float64(f32(x)))))
-		if isNaN32(r) {
-			r = nan32
-		}
-		if f.FTZ() {
-			r = ftz32(r)
-		}
-		return uint64(r)
 	case Binary32:
-		x, y := uint32(a), uint32(b)
-		if f.FTZ() {
-			x, y = ftz32(x), ftz32(y)
+		return func(a, b uint64) uint64 {
+			x, y := uint32(a), uint32(b)
+			if ftz {
+				x, y = ftz32(x), ftz32(y)
+			}
+			r := bits32(float32(float64(f32(x)) / float64(f32(y))))
+			if isNaN32(r) {
+				r = nan32
+			}
+			if ftz {
+				r = ftz32(r)
+			}
+			return uint64(r)
 		}
-		r := bits32(float32(float64(f32(x)) / float64(f32(y))))
-		if isNaN32(r) {
-			r = nan32
-		}
-		if f.FTZ() {
-			r = ftz32(r)
-		}
-		return uint64(r)
 	case Unary64:
-		r := fn(f64(a))
-		if r != r {
-			return nan64
+		return func(a, _ uint64) uint64 {
+			r := fn(f64(a))
+			if r != r {
+				return nan64
+			}
+			return bits64(r)
 		}
-		return bits64(r)
 	case Unary16:
-		bf := f.Half() == "bf16"
-		x := float64(f32(halfToF32(uint16(a), bf)))
-		return uint64(f32ToHalf(bits32(float32(fn(x))), bf))
-	case Unary16x2:
-		bf := f.Half() == "bf16"
-		var out uint64
-		for k := 0; k < 2; k++ {
-			x := float64(f32(halfToF32(uint16(a>>(16*k)), bf)))
-			out |= uint64(f32ToHalf(bits32(float32(fn(x))), bf)) << (16 * k)
+		return func(a, _ uint64) uint64 {
+			x := float64(f32(halfToF32(uint16(a), bf)))
+			return uint64(f32ToHalf(bits32(float32(fn(x))), bf))
 		}
-		return out
+	case Unary16x2:
+		return func(a, _ uint64) uint64 {
+			var out uint64
+			for k := 0; k < 2; k++ {
+				x := float64(f32(halfToF32(uint16(a>>(16*k)), bf)))
+				out |= uint64(f32ToHalf(bits32(float32(fn(x))), bf)) << (16 * k)
+			}
+			return out
+		}
 	}
-	return 0
+	return func(uint64, uint64) uint64 { return 0 }
 }
 
 func refFunc(op string) func(float64) float64 {
@@ -86,7 +100,8 @@ func makeForms() map[string]*Form {
 	add := func(k Kind, ops ...string) {
 		for _, op := range ops {
 			f := &Form{Op: op, Kind: k}
-			f.Eval = func(a, b uint64) uint64 { return Reference(f, a, b) }
+			f.ref = makeRef(f)
+			f.Eval = f.ref
 			m[op] = f
 		}
 	}
