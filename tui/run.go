@@ -39,16 +39,17 @@ func ProgramOptions(cfg Config) []tea.ProgramOption {
 	return nil
 }
 
-// ANSI is the screen with its styles as escape codes, as the terminal gets
-// them: under NoColor the colours are dropped and the attributes kept.
+// ANSI is the screen with its styles as escape codes, as an xterm-256
+// terminal gets them (the grids' 24-bit colours become the nearest of its
+// 256): under NoColor the colours are dropped and the attributes kept.
 func (m *Model) ANSI() string {
-	s := m.Content()
-	if m.color {
-		return s
+	p := colorprofile.ANSI256
+	if !m.color {
+		p = colorprofile.ASCII
 	}
 	var b strings.Builder
-	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ASCII}
-	_, _ = w.WriteString(s)
+	w := &colorprofile.Writer{Forward: &b, Profile: p}
+	_, _ = w.WriteString(m.Content())
 	return b.String()
 }
 

@@ -17,6 +17,7 @@ type renderFlags struct {
 	// a shared-memory descriptor instead of a layout
 	major, dtype, arch *string
 	bytes              *bool
+	clean              *bool
 }
 
 func init() {
@@ -34,6 +35,10 @@ under a lossless compact label (T0-3V1 = threads 0..3 hold value 1). SVG and
 HTML cells carry a tooltip with every owner; in HTML, pointing at a cell
 outlines every cell of the same thread. PNG is drawn in pure Go with tcsim's
 own bitmap font. Text and ANSI files are exactly what 'tcsim layout' prints.
+Threads are coloured by warp (hue) and lane (shade: light lane 0 to dark
+lane 31), as the legend says; --color picks another scheme. --clean draws
+a picture for documents (the title and the grid, no notes), --scale its
+pixel size.
 
 LAYOUT, ATOM and the drawing flags are as for 'tcsim layout' (see
 'tcsim layout --help').
@@ -52,6 +57,7 @@ Examples:
   tcsim render wgmma.m64n256.d.f32 -o acc.svg
   tcsim render smem.k.sw128.b16 -o sw128.png
   tcsim render --mma wgmma.m64n64k16 -o mma.html
+  tcsim render mma.sync.m16n8.d.f32 --clean --scale 3 -o c.png
   tcsim render 0x4000004000010040 --major K --dtype bf16 -o desc.png
   tcsim render 0x4000004000010040 --major K --bytes -o desc_bytes.svg`,
 		setup: func(fs *flag.FlagSet) any {
@@ -61,6 +67,7 @@ Examples:
 			rf.dtype = fs.String("dtype", "", "DESCRIPTOR: the element type in shared memory (default bf16)")
 			rf.arch = fs.String("arch", "", "DESCRIPTOR: sm_90a (wgmma) or sm_100a (tcgen05); detected when omitted")
 			rf.bytes = fs.Bool("bytes", false, "DESCRIPTOR: draw the shared-memory bytes instead of the operand tile")
+			rf.clean = fs.Bool("clean", false, "a picture for documents: the title and the grid, without the notes under the title (with --no-legend, without the legend too)")
 			return rf
 		},
 		run: runRender,
@@ -90,6 +97,7 @@ func runRender(e *env, opts any, args []string) error {
 	if err != nil {
 		return err
 	}
+	o.Clean = *rf.clean
 	var g *render.Grid
 	if len(args) == 1 && input.IsValue(args[0]) {
 		g, err = rf.descGrid(args[0])

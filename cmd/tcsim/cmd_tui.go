@@ -39,15 +39,17 @@ func init() {
 		args:    "[flags] [ATOM|LAYOUT]",
 		summary: "open the interactive explorer (also what a bare 'tcsim' does)",
 		help: `Opens the interactive explorer in the terminal. Views (tab, or the digit
-keys, switches between them; ? lists every key; q quits):
+keys, switches between them; ? opens the key page, the view's keys first;
+q or ctrl+c quits; hjkl and g/G move wherever the arrows and home/end do):
 
   1 Layout      pick an atom with a fuzzy filter (/) or type a CuTe layout;
-                cells coloured by thread, warp, lane, value or register (c);
-                zoom with + and -; the side panel shows the cursor cell's
-                tid, warp, lane, register, every owner of a broadcast, and
-                its bitmath with the numbers substituted; m shows an MMA's
-                A, B and C placed as CuTe places them.
-  2 Bitmath     the derived formulas in C, PTX, Python or Go (l), the F2
+                cells coloured by thread (hue = warp, shade = lane), warp,
+                lane, value or register (c); zoom with + and -; the side
+                panel shows the cursor cell's tid, warp, lane, register,
+                every owner of a broadcast, and its bitmath with the numbers
+                substituted; m shows an MMA's A, B and C placed as CuTe
+                places them.
+  2 Bitmath     the derived formulas in C, PTX, Python or Go (L), the F2
                 matrix with lane, warp and value bits labelled, and a box (e)
                 that checks your own formula and names the first wrong
                 (tid, v).
@@ -55,22 +57,29 @@ keys, switches between them; ? lists every key; q quits):
                 pattern (a): ld/st.shared from a fragment (f), ldmatrix,
                 wgmma core-matrix reads, a TMA box; conflicts per phase
                 ([ and ] step through the phases).
-  4 Descriptor  paste a descriptor (e) or edit its fields (arrows); decoded
+  4 Descriptor  paste a descriptor (e opens the editor empty: a paste
+                replaces the value) or edit its fields (arrows); decoded
                 fields, validation findings, and the core matrices it reads
                 drawn over the operand tile or the shared-memory bytes (v).
-                A CUtensorMap (256 hex digits) is decoded field by field,
-                with its checks (x: the bytes the kernel arms).
+                A CUtensorMap (256 hex digits, or --desc FILE of its 128
+                bytes) is decoded field by field, with its checks (x: the
+                bytes the kernel arms).
   5 Stepper     a PTX kernel simulated instruction by instruction (--run
-                and --launch), or a trace replayed (--trace): the source
-                with each warp's next line, and panes (] and [) for the
-                selected thread's registers, the fragment of a wgmma,
-                ldmatrix or tcgen05 operand with its values, shared memory,
-                Tensor Memory, the async operations in flight with the
-                mbarrier phases, the warps, and the hazards (enter on one
-                jumps to its line). s steps the next warp, w the selected
-                warp, r runs to a breakpoint (b sets one on the source
-                line), h to the next hazard (or breakpoint), p steps back (P to the
-                last stop), t/T and >/< pick the thread and the warp.
+                and --launch), or a trace replayed (--trace), or O to open
+                a kernel, launch file, trace or case directory from inside:
+                the source with each warp's next line and the .cu/.py line
+                behind the cursor (L shows the .loc and inline-asm lines it
+                hides; / searches), and panes (] and [) for the selected
+                thread's registers, the fragment of a wgmma, ldmatrix or
+                tcgen05 operand with its values, shared memory, Tensor
+                Memory, the async operations in flight with the mbarrier
+                phases, the warps, and the hazards (enter on one jumps to
+                its line). s steps the next warp, w the selected warp, r
+                runs to a breakpoint (b sets one on the source line), u
+                until the cursor's line, H to the next hazard (or
+                breakpoint), p steps back (P to the last stop), : goes to a
+                line, t/T and >/< pick the thread and the warp; esc stops a
+                long run or step back. Under 100 columns the panes stack.
 
 Mouse: a click selects a cell or a tab, the wheel scrolls (shift+wheel
 sideways). NO_COLOR (or --no-color) draws without colours; the cursor and
@@ -113,7 +122,7 @@ Examples:
 			fs.StringVar(&f.view, "view", "", "the view to open: layout, bitmath, swizzle, desc or stepper")
 			fs.BoolVar(&f.mma, "mma", false, "open the layout view on the MMA of ATOM (A, B and C together), e.g. --mma mma.sync.m16n8k16")
 			fs.StringVar(&f.smem, "smem", "", "the swizzle view's shared-memory layout: an smem atom or 'LAYOUT bBITS' (default "+tui.DefaultSMEM+")")
-			fs.StringVar(&f.desc, "desc", "", "the descriptor view's value as tcsim desc reads it (default "+tui.DefaultDesc+"), or a CUtensorMap as 256 hex digits")
+			fs.StringVar(&f.desc, "desc", "", "the descriptor view's value as tcsim desc reads it (default "+tui.DefaultDesc+"): a value, a CUtensorMap as 256 hex digits, or a file of its 128 bytes")
 			fs.StringVar(&f.snapshot, "snapshot", "", "draw one screen to FILE (.png picture, .ansi with colours, else text; - for stdout) instead of opening the terminal")
 			fs.StringVar(&f.size, "size", "100x32", "the screen size of --snapshot, COLSxROWS")
 			fs.StringVar(&f.keys, "keys", "", "keys to press before --snapshot takes the screen, e.g. 'tab \"e\" down'")
