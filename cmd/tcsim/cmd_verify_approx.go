@@ -29,13 +29,17 @@ func init() {
 	register(&command{
 		name:    "verify approx",
 		args:    "[--gpu [--record FILE] [--diff DIR] | --gpu --record-fit FILE] [--fixture FILE] [--full] [--forms REGEXP]",
-		summary: "check the approximate-math model (ex2, lg2, rcp, rsqrt, sqrt, sin, cos, tanh .approx, div) against the H100 on every input",
+		summary: "check the approximate-math model (ex2, lg2, rcp, rsqrt, sqrt, sin, cos, tanh .approx, div) against the H100 (every input of the 32- and 16-bit forms)",
 		help: `Checks tcsim's model of the special function unit (package sim/sfu: the
-MUFU core and the instructions ptxas puts around it) against hardware, on
-every input: each 32-bit form on all 2^32 operands, each 16-bit form on all
-2^16 (packed x2 forms on all 2^32 pairs), f64 forms on all 2^32 high words,
-divisions on 2^32 random pairs, on a = 1 with all 2^32 divisors, and on all
-pairs of 1024 edge values.
+MUFU core and the instructions ptxas puts around it) against hardware: each
+32-bit form on all 2^32 operands, each 16-bit form on all 2^16 (packed x2
+forms on all 2^32 pairs); the f64 forms on every high word with one
+pseudo-random low word (domain hi), with low words 0, 1 and all-ones
+(hi-lo0, hi-lo1, hi-loffffffff), and on all 2^32 low words under six high
+words (lo-hi00000000, ...); divisions on 2^32 random pairs, on a = 1 with
+all 2^32 divisors, and on all pairs of 1024 edge values. The f64 forms and
+the divisions have 2^64 inputs: these campaigns cover part of them
+(tcsim num says whether an input was among those recorded).
 
 Results are compared by hashes of chunks of 2^20 inputs (the wrapping sum of
 a 64-bit mix of each input number and result, so the GPU can add them in any
