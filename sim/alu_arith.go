@@ -63,7 +63,7 @@ func decAddSub(sub bool) decodeFn {
 			})
 		}
 		if isFloat(t) {
-			return fmt.Errorf("%s.%s is not supported", d.x.Opcode, t)
+			return refFloatArith.errorf("%s.%s", d.x.Opcode, t)
 		}
 		bitsN := t.Bits()
 		if d.has("sat") {
@@ -367,7 +367,7 @@ func decDiv(d *decoder) error {
 		})
 	}
 	if isFloat(t) {
-		return fmt.Errorf("div.%s is not supported", t)
+		return refFloatArith.errorf("div.%s", t)
 	}
 	n := t.Bits()
 	if isSigned(t) {
@@ -469,7 +469,7 @@ func decMinMax(isMin bool) decodeFn {
 		case ptx.F32:
 			nan, ftz, abs := d.has("NaN"), d.has("ftz"), d.has("abs")
 			if d.has("xorsign") {
-				return fmt.Errorf("min/max .xorsign is not supported")
+				return refXorsign.errorf("%s .xorsign", d.x.Opcode)
 			}
 			if len(d.x.Operands) == 4 {
 				return d.set3(t, func(a, b, c uint64) uint64 {

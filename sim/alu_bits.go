@@ -131,7 +131,7 @@ func decShf(d *decoder) error {
 func decLop3(d *decoder) error {
 	x := d.x
 	if len(x.Operands) != 5 {
-		return fmt.Errorf("lop3 with a predicate output is not supported")
+		return refLop3Pred.errorf("lop3 with a predicate output")
 	}
 	lut, ok := x.Operands[4].(*ptx.Imm)
 	if !ok {

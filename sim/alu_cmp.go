@@ -24,7 +24,7 @@ func cmpFn(op string, t ptx.Type) (func(a, b uint64) bool, error) {
 		case ptx.BF16:
 			dec = func(v uint64) float64 { return bf16ToF64(uint16(v)) }
 		default:
-			return nil, fmt.Errorf("setp on .%s is not supported", t)
+			return nil, refSetpPacked.errorf("a comparison of .%s values", t)
 		}
 		var c func(x, y float64) bool
 		unordered := false
@@ -150,7 +150,7 @@ func decSetp(d *decoder) error {
 	x := d.x
 	t := d.in.typ
 	if t == ptx.F16x2 || t == ptx.BF16x2 {
-		return fmt.Errorf("setp.%s is not supported", t)
+		return refSetpPacked.errorf("setp.%s", t)
 	}
 	cmp, err := cmpFn(d.cmpOp(), t)
 	if err != nil {

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"math"
 	"math/big"
 
@@ -80,14 +79,14 @@ func decFma(d *decoder) error {
 		return d.set3(t, func(a, b, c uint64) uint64 { return fmaF64(a, b, c, mode) })
 	case ptx.F16, ptx.BF16, ptx.F16x2, ptx.BF16x2:
 		if d.has("sat") || d.has("relu") || d.has("oob") {
-			return fmt.Errorf("fma.%s with .sat/.relu/.oob is not supported", t)
+			return refFmaHalfSat.errorf("fma.%s with .sat/.relu/.oob", t)
 		}
 		return d.setHalf3(t)
 	case ptx.F32x2:
 		mode := d.mode()
 		return d.set3(t, f32x2Op3(d.has("ftz"), func(x, y, z uint32) uint32 { return fmaF32(x, y, z, mode) }))
 	}
-	return fmt.Errorf("fma.%s is not supported", t)
+	return refFloatArith.errorf("fma.%s", t)
 }
 
 // half-precision element-wise ops (f16, bf16 and their x2 packs).
@@ -327,6 +326,6 @@ func decMath(op string) decodeFn {
 				return out
 			})
 		}
-		return fmt.Errorf("%s.%s is not supported", op, t)
+		return refFloatArith.errorf("%s.%s", op, t)
 	}
 }

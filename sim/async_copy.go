@@ -75,7 +75,7 @@ func decBulk(d *decoder) error {
 	}
 	bi := &bulkInfo{load: sp[0].Base() == ptx.SpaceShared, multicast: x.Has("multicast::cluster")}
 	if x.Has("cp_mask") {
-		return fmt.Errorf("cp.async.bulk .cp_mask is not supported")
+		return refCpMask.errorf("cp.async.bulk .cp_mask")
 	}
 	for i, e := range x.Operands {
 		var o Opnd
@@ -411,7 +411,7 @@ func decCpAsyncArrive(d *decoder) error {
 func decStAsync(d *decoder) error {
 	x := d.x
 	if !x.Has("mbarrier::complete_tx::bytes") {
-		return fmt.Errorf("st.async without .mbarrier::complete_tx::bytes is not supported")
+		return refStAsyncNoMbar.errorf("st.async without .mbarrier::complete_tx::bytes")
 	}
 	t := d.in.typ
 	a, err := d.addr(x.Operands[0])

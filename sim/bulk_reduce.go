@@ -175,7 +175,7 @@ func tmapElemType(t *tensorMap) (ptx.Type, error) {
 	case tensormap.F64:
 		return ptx.F64, nil
 	}
-	return ptx.TypeNone, fmt.Errorf("a reduction through a tensor map of %s elements is not supported", t.dtype)
+	return ptx.TypeNone, refReduceTmapType.errorf("a reduction through a tensor map of %s elements", t.dtype)
 }
 
 // decBulkTensorReduce decodes cp.reduce.async.bulk.tensor (tile mode).
@@ -186,7 +186,7 @@ func decBulkTensorReduce(d *decoder) error {
 		return fmt.Errorf("cp.reduce.async.bulk.tensor: no reduction operation")
 	}
 	if x.Has("im2col_no_offs") {
-		return fmt.Errorf("cp.reduce.async.bulk.tensor .im2col_no_offs is not supported by the simulator (tile mode is)")
+		return refReduceIm2col.errorf("cp.reduce.async.bulk.tensor .im2col_no_offs (tile mode runs)")
 	}
 	dim := 0
 	for _, m := range x.Mods {

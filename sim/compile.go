@@ -173,7 +173,7 @@ func (c *compiler) moduleVars() error {
 						return err
 					}
 					if len(rel) > 0 {
-						c.errorf(v.Pos, "address initializers in .const variables are not supported")
+						c.errorf(v.Pos, "%s", refConstAddrInit.msg("the address initializer of the .const variable %s", v.Name))
 					}
 				}
 				for len(p.ConstBank) < off {
@@ -183,7 +183,7 @@ func (c *compiler) moduleVars() error {
 				p.constSyms[v.Name] = uint32(off)
 				c.global.syms[v.Name] = Symbol{Name: v.Name, Space: ptx.SpaceConst, Off: int64(off), Size: size, Type: vd.Type}
 			case ptx.SpaceLocal:
-				c.errorf(v.Pos, "module-level .local variables are not supported")
+				c.errorf(v.Pos, "%s", refLocalVar.msg("the module-level .local variable %s", v.Name))
 			}
 		}
 	}
@@ -273,7 +273,7 @@ func (c *compiler) initBytes(vd *ptx.VarDecl, v *ptx.Declarator, buf []byte, rel
 				}
 			}
 		}
-		return &CompileError{Pos: ptx.Position{Filename: c.p.Filename, Pos: e.Position()}, Msg: fmt.Sprintf("initializer expression of %s is not supported", v.Name)}
+		return &CompileError{Pos: ptx.Position{Filename: c.p.Filename, Pos: e.Position()}, Msg: refInitExpr.msg("the initializer expression of %s", v.Name)}
 	}
 	return put(v.Init)
 }
@@ -458,11 +458,11 @@ func (c *compiler) decl(d *ptx.VarDecl, sc *scope) {
 				continue
 			}
 			if len(v.Dims) > 0 {
-				c.errorf(v.Pos, "register arrays are not supported")
+				c.errorf(v.Pos, "%s", refRegArray.msg("the register array %s", v.Name))
 				continue
 			}
 			if d.Vec > 0 {
-				c.errorf(v.Pos, "vector registers (.v%d .reg) are not supported", d.Vec)
+				c.errorf(v.Pos, "%s", refVectorReg.msg("the vector register %s (.v%d .reg)", v.Name, d.Vec))
 				continue
 			}
 			sc.regs[v.Name] = c.newReg(v.Name, d.Type)
@@ -487,7 +487,7 @@ func (c *compiler) decl(d *ptx.VarDecl, sc *scope) {
 			sc.syms[v.Name] = Symbol{Name: v.Name, Space: ptx.SpaceShared, Off: int64(off), Size: declSize(d, v), Align: declAlign(d), Type: d.Type}
 		}
 	default:
-		c.errorf(d.Pos, ".%s variables inside a function are not supported", d.Space)
+		c.errorf(d.Pos, "%s", refFuncVar.msg(".%s variables inside a function", d.Space))
 	}
 }
 
@@ -528,7 +528,7 @@ func (c *compiler) link() error {
 		if cl, ok := in.ext.(*callInfo); ok {
 			f := c.p.funcByName[cl.name]
 			if f == nil {
-				in.fn = unsupported(fmt.Sprintf("call to %s, which has no body in this module", cl.name))
+				in.fn = unsupported(refExternCall.msg("a call to %s, which has no body in this module,", cl.name))
 				continue
 			}
 			cl.callee = f

@@ -52,7 +52,7 @@ func (d *decoder) sreg(x *ptx.Reg) (Opnd, error) {
 		return Opnd{}, fmt.Errorf("unknown register %s", name)
 	}
 	if !sregKnown(name) {
-		return Opnd{}, fmt.Errorf("special register %s is not supported", name)
+		return Opnd{}, refSpecialReg.errorf("the special register %s", name)
 	}
 	r, ok := d.c.sregs[name]
 	if !ok {
@@ -109,7 +109,7 @@ func (d *decoder) val(e ptx.Expr, t ptx.Type) (Opnd, error) {
 			return d.symAddr(id, off, e.Position())
 		}
 	}
-	return Opnd{}, fmt.Errorf("operand %T is not supported here", e)
+	return Opnd{}, fmt.Errorf("unexpected operand %T here", e)
 }
 
 func symPlus(e ptx.Expr) (string, int64, bool) {
@@ -145,7 +145,7 @@ func (d *decoder) symAddr(name string, off int64, pos ptx.Pos) (Opnd, error) {
 	s, ok := d.sc.lookupSym(name)
 	if !ok {
 		if f := d.c.mod.Func(name); f != nil {
-			return Opnd{}, fmt.Errorf("function addresses (%s) are not supported", name)
+			return Opnd{}, refIndirectCall.errorf("the function address %s", name)
 		}
 		return Opnd{}, fmt.Errorf("%s is not a declared symbol", name)
 	}
@@ -172,7 +172,7 @@ func (d *decoder) symAddr(name string, off int64, pos ptx.Pos) (Opnd, error) {
 		d.in.ext = globalRef{name: name}
 		return o, nil
 	}
-	return Opnd{}, fmt.Errorf("the address of %s (.%s) is not supported", name, s.Space)
+	return Opnd{}, refSymAddr.errorf("the address of %s (.%s)", name, s.Space)
 }
 
 type globalRef struct{ name string }
@@ -282,7 +282,7 @@ func (d *decoder) addr(e ptx.Expr) (Opnd, error) {
 		o.Off += a.Offset
 		return o, nil
 	}
-	return Opnd{}, fmt.Errorf("address base %T is not supported", a.Base)
+	return Opnd{}, fmt.Errorf("unexpected address base %T", a.Base)
 }
 
 // vec returns the elements of a vector operand, or the operand itself.

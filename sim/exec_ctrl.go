@@ -64,10 +64,10 @@ func decCall(d *decoder) error {
 	}
 	id, ok := ops[i].(*ptx.Ident)
 	if !ok {
-		return fmt.Errorf("indirect calls are not supported")
+		return refIndirectCall.errorf("call through a register (an indirect call)")
 	}
 	if _, isReg := d.sc.lookupReg(id.Name); isReg {
-		return fmt.Errorf("indirect calls through %s are not supported", id.Name)
+		return refIndirectCall.errorf("an indirect call through %s", id.Name)
 	}
 	ci.name = id.Name
 	i++

@@ -250,7 +250,7 @@ func decAtom(red bool) decodeFn {
 		x := d.x
 		t := d.in.typ
 		if d.in.vec > 0 {
-			return fmt.Errorf("vector atomics are not supported")
+			return refVectorAtomic.errorf("%s.v%d (a vector atomic)", x.Opcode, d.in.vec)
 		}
 		ai := &atomInfo{t: t, esize: elemBytes(t), red: red}
 		for _, m := range x.Mods {
@@ -263,7 +263,7 @@ func decAtom(red bool) decodeFn {
 			return fmt.Errorf("%s: no operation", x.Opcode)
 		}
 		if t == ptx.B128 {
-			return fmt.Errorf("128-bit atomics are not supported")
+			return refAtomic128.errorf("%s.b128 (a 128-bit atomic)", x.Opcode)
 		}
 		ops, err := d.dstAddr(x.Operands, !red)
 		if err != nil {

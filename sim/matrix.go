@@ -24,7 +24,7 @@ func decLdStMatrix(load bool) decodeFn {
 	return func(d *decoder) error {
 		x := d.x
 		if !x.Has("m8n8") || !x.Has("b16") {
-			return fmt.Errorf("%s: only the .m8n8 .b16 shapes are supported", x.Opcode)
+			return refMatrixShape.errorf("%s with a shape other than .m8n8 .b16", x.Opcode)
 		}
 		num := 1
 		switch {

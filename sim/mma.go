@@ -28,11 +28,11 @@ func decMma(d *decoder) error {
 	x := d.x
 	sh := x.Shape
 	if len(x.Types) != 4 || !x.Has("row") || !x.Has("col") || sh.M != 16 || sh.N != 8 {
-		return fmt.Errorf("mma.sync: only the m16n8kK .row.col forms with D, A, B and C types are supported by the simulator")
+		return refMmaSyncShape.errorf("mma.sync other than m16n8kK .row.col with D, A, B and C types")
 	}
 	for _, m := range x.Mods {
 		if m.Name == "block_scale" || len(m.Name) > 6 && m.Name[:6] == "kind::" {
-			return fmt.Errorf("mma.sync with .kind or .block_scale is not supported by the simulator")
+			return refMmaSyncKind.errorf("mma.sync with .%s", m.Name)
 		}
 	}
 	dt := x.Types[0]

@@ -69,7 +69,7 @@ func decTcMma(d *decoder) error {
 		}
 		mi.blockScale = true
 	default:
-		return fmt.Errorf("tcgen05.mma .%s is not supported by the simulator", kn)
+		return fmt.Errorf("tcgen05.mma: unknown .%s", kn)
 	}
 	if mi.ws && mi.pair {
 		return fmt.Errorf("tcgen05.mma.ws takes .cta_group::1 only")
@@ -103,7 +103,7 @@ func decTcMma(d *decoder) error {
 		}
 	}
 	if x.Has("ashift") {
-		return fmt.Errorf("tcgen05.mma .ashift is not supported by the simulator")
+		return refTcMmaAshift.errorf("tcgen05.mma .ashift")
 	}
 	mi.kindName = kn
 	k, err := desc.ParseKind(kn[len("kind::"):])
@@ -177,7 +177,7 @@ func decTcMma(d *decoder) error {
 		return err
 	}
 	if len(rest) > 1 && mi.ws {
-		return fmt.Errorf("tcgen05.mma.ws with a zero-column mask descriptor is not supported by the simulator")
+		return refTcMmaWsZeroCol.errorf("tcgen05.mma.ws with a zero-column mask descriptor")
 	}
 	if len(rest) > 1 && !mi.ws {
 		im, ok := rest[1].(*ptx.Imm)
@@ -339,7 +339,7 @@ func (x *tcMma) shares() bool {
 	case mi.ws && M == 64:
 		x.parts = []*tcMmaCTA{{c: c, rows: 64, cols: N, folded: true}}
 	case mi.ws && M != 128:
-		w.fault(x.in, x.l, "tcgen05.mma.ws with M=%d is not supported by the simulator (M=64 and M=128 are; the TMEM layout of the .ws M=32 shape is not modelled)", M)
+		w.fault(x.in, x.l, "%s", refTcMmaWsM32.msg("tcgen05.mma.ws with M=%d (M=64 and M=128 run; tcsim does not know the TMEM layout of the .ws M=32 shape)", M))
 		return false
 	case !mi.pair && (M == 128 || M == 64):
 		x.parts = []*tcMmaCTA{{c: c, rows: M, cols: N}}
@@ -359,7 +359,7 @@ func (x *tcMma) shares() bool {
 		x.parts = []*tcMmaCTA{{c: even, row0: 0, rows: h, col0: 0, cols: N / 2, folded: M == 128},
 			{c: odd, row0: h, rows: h, col0: N / 2, cols: N / 2, folded: M == 128}}
 	default:
-		w.fault(x.in, x.l, "tcgen05.mma .%s with M=%d is not supported by the simulator (cta_group::1 M=64 and M=128, cta_group::2 M=128 and M=256 are)", mi.group, M)
+		w.fault(x.in, x.l, "%s", refTcMmaShape.msg("tcgen05.mma .%s with M=%d (cta_group::1 M=64 and M=128, cta_group::2 M=128 and M=256 run)", mi.group, M))
 		return false
 	}
 	return true
@@ -384,7 +384,7 @@ func (x *tcMma) checkAccumulator() bool {
 		}
 	}
 	if x.mi.aTmem && x.parts[0].folded {
-		x.w.fault(x.in, x.l, "tcgen05.mma with A in TMEM and M=%d (.%s) is not supported by the simulator", x.M, x.mi.group)
+		x.w.fault(x.in, x.l, "%s", refTcMmaATmemFolded.msg("tcgen05.mma with A in TMEM and M=%d (.%s)", x.M, x.mi.group))
 		return false
 	}
 	return true

@@ -45,14 +45,20 @@ func newTensorMap(raw [tensormap.Size]byte, name string) (*tensorMap, error) {
 		return nil, fmt.Errorf("these are not the bytes of a CUtensorMap as the CUDA driver writes it: %s (tcsim desc decodes them)", d.Unknown[0])
 	}
 	m := d.Map
+	if m.DType.Packed() {
+		return nil, refTmapPacked.errorf("a tensor map of %s elements", m.DType)
+	}
+	if m.Swizzle >= tensormap.Swizzle128BAtom32B && m.Swizzle.Known() {
+		return nil, refTmapAtomSwizzle.errorf("a tensor map with swizzle=%s", m.Swizzle)
+	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("the driver would not write this CUtensorMap: %w", err)
 	}
 	if m.Kind != tensormap.Tiled {
-		return nil, fmt.Errorf("%s tensor maps are not supported by the simulator (tiled ones are)", m.Kind)
+		return nil, refTmapKind.errorf("a tensor map of kind %s (tiled ones run)", m.Kind)
 	}
 	if m.Interleave != tensormap.InterleaveNone {
-		return nil, fmt.Errorf("interleave=%s tensor maps are not supported by the simulator", m.Interleave)
+		return nil, refTmapInterleave.errorf("a tensor map with interleave=%s", m.Interleave)
 	}
 	t := &tensorMap{name: name, raw: raw, dtype: m.DType, base: m.Address, esize: m.DType.Bits() / 8, rank: m.Rank(), dims: m.Dims, oobNaN: m.OOB == tensormap.OOBNaN}
 	t.strides = append([]uint64{uint64(t.esize)}, m.Strides...)
@@ -295,7 +301,7 @@ func decBulkTensor(d *decoder) error {
 		}
 		switch m.Name {
 		case "im2col", "im2col::w", "im2col::w::128", "im2col_no_offs":
-			return fmt.Errorf("cp.async.bulk.tensor .%s mode is not supported by the simulator (tile, tile::gather4 and tile::scatter4 are)", m.Name)
+			return refTmaIm2col.errorf("cp.async.bulk.tensor .%s (tile, tile::gather4 and tile::scatter4 run)", m.Name)
 		case "tile::gather4", "tile::scatter4":
 			bi.four = true
 		}

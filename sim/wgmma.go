@@ -134,7 +134,7 @@ func decWgmma(d *decoder) error {
 			wi.aregs = append(wi.aregs, r.idx)
 		}
 		if wi.aBits == 1 {
-			return fmt.Errorf("wgmma with .b1 A in registers is not supported")
+			return refWgmmaB1.errorf("wgmma.mma_async with .b1 A in registers")
 		}
 		tab, per, err := fragTable(wi.aKey)
 		if err != nil {
