@@ -123,3 +123,38 @@ func TestOverlapPositions(t *testing.T) {
 		}
 	}
 }
+
+// An output may give the buffer's shape as a row-major matrix (:RxC), after
+// its type; the text form writes it back.
+func TestParseOutputShape(t *testing.T) {
+	for _, tc := range []struct {
+		in, want, err string
+		shape         [2]int
+	}{
+		{in: "C:f32", want: "C:f32"},
+		{in: "C:f32:256x128", want: "C:f32:256x128", shape: [2]int{256, 128}},
+		{in: "2:bf16:4X8=out.bin", want: "2:bf16:4x8=out.bin", shape: [2]int{4, 8}},
+		{in: "C:f32:256", err: `shape "256": want ROWSxCOLS`},
+		{in: "C:f32:0x8", err: `shape "0x8": want ROWSxCOLS`},
+		{in: "C:f32:ax8", err: `shape "ax8": want ROWSxCOLS`},
+		{in: "C::8x8", err: "output"},
+	} {
+		o, err := ParseOutput(tc.in)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.in, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.in, err)
+		case o.String() != tc.want || o.Shape != tc.shape:
+			t.Errorf("%s: %s shape %v, want %s %v", tc.in, o, o.Shape, tc.want, tc.shape)
+		}
+	}
+	// a flag's shape merges into the launch file's output of the buffer
+	l := &Launch{Params: []Param{{Name: "C", Kind: BufferParam, Size: 16}}, Outputs: []Output{{Param: "C", Type: F32}}}
+	o, _ := ParseOutput("C:f32:2x2")
+	if got := l.mergeOutput(o); len(got) != 1 || got[0].Shape != [2]int{2, 2} {
+		t.Errorf("merged %v", got)
+	}
+}

@@ -79,6 +79,10 @@ type Options struct {
 	// the notes under the title and the window line (the legend stays
 	// unless NoLegend is set).
 	Clean bool
+	// Width, when set, wraps the notes under the title of text and ANSI
+	// output so that their lines, indentation included, are at most Width
+	// columns (a terminal's width); 0 wraps them at NoteWidth.
+	Width int
 	// Bare draws, in text and ANSI, only the column headers and the rows:
 	// no title, notes, window line or legends. Viewers that frame the grid
 	// themselves (the terminal UI) use it; TextFrame gives its geometry.

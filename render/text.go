@@ -123,11 +123,15 @@ func (t *textWriter) write() {
 		t.b = append(t.b, g.Title...)
 		t.b = append(t.b, '\n')
 	}
+	noteWidth := NoteWidth
+	if pl.o.Width > 0 {
+		noteWidth = max(pl.o.Width-4, 20) // the indent of continuation lines
+	}
 	for _, n := range g.Notes {
 		if bare || pl.o.Clean {
 			break
 		}
-		for i, l := range wrapText(n, NoteWidth) {
+		for i, l := range wrapText(n, noteWidth) {
 			t.b = append(t.b, "  "...)
 			if i > 0 {
 				t.b = append(t.b, "  "...)

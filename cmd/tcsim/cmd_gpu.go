@@ -314,7 +314,11 @@ func printRun(e *env, d *gpu.Device, l *launch.Launch, res *gpu.Result, limit in
 		if err != nil {
 			return err
 		}
-		if err := emitOutput(w, res.Binding.Slot(j).Label(), out, r.Data, limit, outputShape(res.Binding, j, out.Type, len(r.Data)), e.width); err != nil {
+		shape, err := outputShape(res.Binding, j, out, len(r.Data))
+		if err != nil {
+			return err
+		}
+		if err := emitOutput(w, res.Binding.Slot(j).Label(), out, r.Data, limit, shape, e.width); err != nil {
 			return err
 		}
 	}
@@ -343,13 +347,28 @@ func emitOutput(w io.Writer, label string, out launch.Output, data []byte, limit
 	return nil
 }
 
-// outputShape is the (rows, columns) of launch slot i when a tensor map
-// describes the whole buffer with elements of t's size (a 2-D or higher
-// tensor: rows are every dimension but the innermost), else zero.
-func outputShape(b *launch.Binding, i int, t launch.ScalarType, size int) [2]int {
+// outputShape is the (rows, columns) of output out, launch slot i of size
+// bytes: the shape it gives (:RxC), which must cover the buffer; else that
+// of a tensor map that describes the whole buffer with elements of its
+// type's size (a 2-D or higher tensor: rows are every dimension but the
+// innermost); else zero.
+func outputShape(b *launch.Binding, i int, out launch.Output, size int) ([2]int, error) {
+	t := out.Type
 	if t == launch.InvalidType {
-		return [2]int{}
+		return [2]int{}, nil
 	}
+	if s := out.Shape; s[0] > 0 {
+		if s[0]*s[1]*t.Size() != size {
+			return s, usagef("--out %s: %d×%d .%s elements are %d bytes; buffer %s has %d (%d elements)", out, s[0], s[1], t, s[0]*s[1]*t.Size(), b.Slot(i).Label(), size, size/t.Size())
+		}
+		return s, nil
+	}
+	return tensorMapShape(b, i, t, size), nil
+}
+
+// tensorMapShape is the (rows, columns) a tensor map over all of launch
+// slot i gives it with elements of t, or zero.
+func tensorMapShape(b *launch.Binding, i int, t launch.ScalarType, size int) [2]int {
 	for _, p := range b.Launch.Params {
 		tm := p.TMap
 		if p.Kind != launch.TensorMapParam || tm == nil || len(tm.Dims) < 2 || tm.Offset != 0 || tm.DType.Size() != t.Size() {

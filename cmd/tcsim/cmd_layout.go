@@ -289,9 +289,14 @@ func runLayout(e *env, opts any, args []string) error {
 		return usagef("--region: %v", err)
 	}
 	note := ""
-	if (f == render.FormatText || f == render.FormatANSI) && e.width > 0 && *d.region == "" {
-		if o, note, err = fitTerminal(g, o, e.width); err != nil {
-			return err
+	if (f == render.FormatText || f == render.FormatANSI) && e.width > 0 {
+		if e.width < render.NoteWidth+4 {
+			o.Width = e.width // the notes under the title wrap to the terminal
+		}
+		if *d.region == "" {
+			if o, note, err = fitTerminal(g, o, e.width); err != nil {
+				return err
+			}
 		}
 	}
 	if err := render.Write(e.stdout, g, f, o); err != nil {
@@ -323,5 +328,5 @@ func fitTerminal(g *render.Grid, o render.Options, width int) (render.Options, s
 	o.Region = render.Region{Col0: 0, Col1: n}
 	note := fmt.Sprintf("(%d of %d columns fit this %d-column terminal: --region ,%d:%d shows the next ones; a pipe or a file gets the whole picture, e.g. | less -S)",
 		n, g.Cols, width, n, min(2*n, g.Cols))
-	return o, note, nil
+	return o, wrapWords(note, width, ""), nil
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/tcsim/tcsim/render"
 )
@@ -268,19 +269,32 @@ func TestLayoutFitsTerminal(t *testing.T) {
 	if widest(full) < 1000 {
 		t.Fatalf("a pipe should get the whole 256-column tile; widest line %d", widest(full))
 	}
-	fit := run(100, "layout", "wgmma.m64n256.d.f32", "--no-legend")
-	lines := strings.Split(strings.TrimRight(fit, "\n"), "\n")
-	for _, l := range lines[:len(lines)-1] {
-		if len(l) > 100 && !strings.HasPrefix(l, "  ") {
-			t.Errorf("line of %d columns on a 100-column terminal: %q", len(l), l)
+	// every line fits, the notes under the title and the hint included,
+	// with and without the legend, at the usual widths
+	for _, width := range []int{80, 100, 132} {
+		for _, args := range [][]string{{"layout", "wgmma.m64n256.d.f32", "--no-legend"}, {"layout", "wgmma.m64n256.d.f32"}, {"layout", "wgmma.m64n256.d.f32", "--region", "0:8,0:8"}} {
+			fit := run(width, args...)
+			for _, l := range strings.Split(fit, "\n") {
+				if n := utf8.RuneCountInString(l); n > width {
+					t.Errorf("%v: a line of %d columns on a %d-column terminal: %q", args, n, width, l)
+				}
+			}
 		}
 	}
-	if last := lines[len(lines)-1]; !strings.Contains(last, "columns fit this 100-column terminal") || !strings.Contains(last, "--region ,") {
-		t.Errorf("no note on how to see the rest: %q", last)
+	fit := run(100, "layout", "wgmma.m64n256.d.f32", "--no-legend")
+	if hint := strings.Join(strings.Fields(fit[strings.LastIndex(fit, "("):]), " "); !strings.HasPrefix(hint, "(10 of 256 columns fit this 100-column terminal: --region ,10:20 shows the next ones") {
+		t.Errorf("no note on how to see the rest: %q", hint)
 	}
-	// a picture that fits is unchanged, and --region is the user's choice
-	if small := run(100, "layout", "wgmma.m64n8.d.f32", "--no-legend"); small != run(0, "layout", "wgmma.m64n8.d.f32", "--no-legend") {
-		t.Errorf("a picture that fits changed on a terminal")
+	// a picture that fits keeps every column (only its notes wrap on a
+	// narrow terminal; a wide one gets what a pipe gets), and --region is
+	// the user's choice
+	whole := run(0, "layout", "wgmma.m64n8.d.f32", "--no-legend")
+	if wide := run(200, "layout", "wgmma.m64n8.d.f32", "--no-legend"); wide != whole {
+		t.Errorf("a picture that fits changed on a wide terminal")
+	}
+	grid := whole[strings.Index(whole, "\nm/n"):]
+	if small := run(100, "layout", "wgmma.m64n8.d.f32", "--no-legend"); !strings.HasSuffix(small, grid) || strings.Contains(small, "columns fit") {
+		t.Errorf("a picture that fits lost columns on a 100-column terminal:\n%s", small)
 	}
 	if r := run(100, "layout", "wgmma.m64n256.d.f32", "--region", "0:4,0:40", "--no-legend"); strings.Contains(r, "columns fit") {
 		t.Errorf("--region was overridden:\n%s", r)

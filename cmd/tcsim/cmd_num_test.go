@@ -50,8 +50,8 @@ func TestNumCommands(t *testing.T) {
 		{[]string{"num", "decode", "e4m4", "1"}, 2, nil},
 		{[]string{"num", "table", "e2m1"}, 0, []string{"0x7   0_11_1  normal     6"}},
 		{[]string{"num", "table", "f16"}, 2, nil},
-		{[]string{"num", "formats"}, 0, []string{"e4m3    8     1.4.3    7     448           0.015625      0.00195312     no   0x7f\n",
-			"f32     32    1.8.23   127   3.40282e+38   1.17549e-38   1.4013e-45     yes  ieee\n"}},
+		{[]string{"num", "formats"}, 0, []string{"e4m3    8     1.4.3    7     448           0.015625      0.00195312    no   0x7f\n",
+			"f32     32    1.8.23   127   3.40282e+38   1.17549e-38   1.4013e-45    yes  ieee\n"}},
 		{[]string{"num", "formats", "--long"}, 0, []string{"3.4028234663852886e+38 (= +16777215·2^104)", "exp all ones, mantissa≠0"}},
 		{[]string{"num", "forms", "e4m3x2"}, 0, []string{"cvt.rn.satfinite.e4m3x2.f32", "opcodes"}},
 		{[]string{"num", "forms", "--syntax", "tf32"}, 0, []string{"cvt.rna{.satfinite}.tf32.f32"}},
@@ -85,11 +85,11 @@ func TestNumProbeLegalityDisagreement(t *testing.T) {
 	}
 }
 
-// TestNumFormatsWidth: the default table fits 100 columns.
+// TestNumFormatsWidth: the default table fits 80 columns.
 func TestNumFormatsWidth(t *testing.T) {
 	_, out, _ := runCLI(t, "num", "formats")
 	for _, line := range strings.Split(out, "\n") {
-		if n := utf8.RuneCountInString(line); n > 100 {
+		if n := utf8.RuneCountInString(line); n > 80 {
 			t.Errorf("%d columns: %s", n, line)
 		}
 	}

@@ -375,7 +375,11 @@ func printSimOutputs(w io.Writer, m *sim.Machine, l *launch.Launch, limit, width
 			return err
 		}
 		i, _ := m.Binding.Resolve(out.Param)
-		if err := emitOutput(w, m.Binding.Slot(i).Label(), out, b.Data, limit, outputShape(m.Binding, i, out.Type, len(b.Data)), width); err != nil {
+		shape, err := outputShape(m.Binding, i, out, len(b.Data))
+		if err != nil {
+			return err
+		}
+		if err := emitOutput(w, m.Binding.Slot(i).Label(), out, b.Data, limit, shape, width); err != nil {
 			return err
 		}
 	}

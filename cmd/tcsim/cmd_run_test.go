@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -300,4 +301,28 @@ func TestRunCaveatsQuiet(t *testing.T) {
 	expectCLI(t, []string{"run", "--launch", launch, "--limit", "0", "-q", "--format", "json"}, 0, nil, []string{"not hardware-verified"}, "")
 	// an sm_90a run has no such note
 	expectCLI(t, []string{"run", "--launch", "../../fixtures/sim/launch/gemm_tma_wgmma.json", "--limit", "0", "-q"}, 0, nil, []string{"not hardware-verified"}, "")
+}
+
+// --out PARAM:TYPE:RxC prints a buffer as the rows of a matrix: every
+// column on a pipe, the columns that fit (every line within the width) on a
+// terminal; a shape that does not cover the buffer is a usage error.
+func TestRunOutShape(t *testing.T) {
+	launch := "../../fixtures/sim/launch/gemm_tma_wgmma.json"
+	args := []string{"run", "--launch", launch, "--out", "C:f32:256x256", "-q", "--limit", "512"}
+	expectCLI(t, args, 0, []string{"C (param 2), 262144 bytes, 256×256 row-major:\n", "\n0    5.4671373    2.6795554   -7.9969907", "  ... 254 more rows"}, []string{"[0]"}, "")
+	var out, errb bytes.Buffer
+	e := &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, width: 80}
+	if code := run(e, args); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if len(l) > 80 {
+			t.Errorf("a %d-column line on an 80-column terminal: %q", len(l), l)
+		}
+	}
+	if !strings.Contains(out.String(), "of 256 fit this 80-column terminal") {
+		t.Errorf("no note on the columns left out:\n%s", out.String())
+	}
+	expectCLI(t, []string{"run", "--launch", launch, "--out", "C:f32:256x255", "-q"}, 2, nil, nil, "--out C:f32:256x255: 256×255 .f32 elements are 261120 bytes; buffer C (param 2) has 262144 (65536 elements)")
+	expectCLI(t, []string{"run", "--launch", launch, "--out", "C:f32:256by256", "-q"}, 2, nil, nil, `shape "256by256": want ROWSxCOLS`)
 }

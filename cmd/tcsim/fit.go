@@ -56,6 +56,6 @@ func printMatrix(w io.Writer, rows, cols int, cell func(i, j int) string, width 
 		fmt.Fprintln(w, b.String())
 	}
 	if shown < cols {
-		fmt.Fprintf(w, "(columns 0..%d of %d fit this %d-column terminal; a pipe or a file gets all of them; %s)\n", shown-1, cols, width, more)
+		fmt.Fprintln(w, wrapWords(fmt.Sprintf("(columns 0..%d of %d fit this %d-column terminal; a pipe or a file gets all of them; %s)", shown-1, cols, width, more), width, ""))
 	}
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -19,10 +21,15 @@ type readmeExample struct {
 	args []string // the command's arguments after "tcsim"
 	want []string // expected output lines; "..." matches any run of lines
 	skip string   // why the example is not run (an HTML comment before its block)
+	// width is the terminal width the block's examples run on
+	// ("<!-- readme-test: width N -->" before it); 0: a pipe
+	width int
 }
 
 // readmeExamples extracts the examples from the fenced blocks of README.md.
-// A block preceded by "<!-- readme-test: skip REASON -->" is not run.
+// A block preceded by "<!-- readme-test: skip REASON -->" is not run; one
+// preceded by "<!-- readme-test: width N -->" runs as on a terminal of N
+// columns (what the text around it says).
 func readmeExamples(t *testing.T, path string) []readmeExample {
 	t.Helper()
 	f, err := os.Open(path)
@@ -32,7 +39,7 @@ func readmeExamples(t *testing.T, path string) []readmeExample {
 	defer f.Close()
 	var out []readmeExample
 	var cur *readmeExample
-	inBlock, skip := false, ""
+	inBlock, skip, width := false, "", 0
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
@@ -45,10 +52,17 @@ func readmeExamples(t *testing.T, path string) []readmeExample {
 					out = append(out, *cur)
 					cur = nil
 				}
-				inBlock, skip = false, ""
+				inBlock, skip, width = false, "", 0
 			} else {
 				inBlock = true
 			}
+			continue
+		case !inBlock && strings.HasPrefix(trimmed, "<!-- readme-test: width "):
+			w, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(trimmed, "<!-- readme-test: width "), "-->")))
+			if err != nil || w < 20 {
+				t.Fatalf("README.md:%d: want <!-- readme-test: width N --> with N of 20 or more", n)
+			}
+			width = w
 			continue
 		case !inBlock && strings.HasPrefix(trimmed, "<!-- readme-test: skip"):
 			skip = strings.TrimSuffix(strings.TrimPrefix(trimmed, "<!-- readme-test: skip"), "-->")
@@ -70,7 +84,7 @@ func readmeExamples(t *testing.T, path string) []readmeExample {
 			if err != nil {
 				t.Fatalf("README.md:%d: %v", n, err)
 			}
-			cur = &readmeExample{line: n, args: args, skip: skip}
+			cur = &readmeExample{line: n, args: args, skip: skip, width: width}
 			continue
 		}
 		if cur != nil {
@@ -164,7 +178,10 @@ func TestREADME(t *testing.T) {
 			continue
 		}
 		ran++
-		_, stdout, stderr := runCLI(t, ex.args...)
+		var out, errb bytes.Buffer
+		e := &env{stdout: &out, stderr: &errb, stdin: strings.NewReader(""), getenv: func(string) string { return "" }, width: ex.width}
+		run(e, ex.args)
+		stdout, stderr := out.String(), errb.String()
 		got := trimBlank(strings.Split(strings.TrimRight(stdout+stderr, "\n"), "\n"))
 		if stdout+stderr == "" {
 			got = nil
