@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"sort"
+	"strings"
 
 	"github.com/tcsim/tcsim/isa/ptx"
 )
@@ -28,6 +29,18 @@ type Finding struct {
 	// the distinct ones involved (the async proxy counts as no warp);
 	// Bytes the distinct shared-memory offsets.
 	Count, CTAs, Warps, Threads, Bytes int
+	// Consequences are observations of other rules that this root cause
+	// made happen (reads of bytes that had not landed, copies overlapping,
+	// extra arrivals, lapped waiters, the deadlock). Which of them a run
+	// shows depends on the schedule, so they are listed here and are not
+	// findings of their own (findings_roots.go).
+	Consequences []Consequence
+}
+
+// Consequence is a site of another rule that a root cause explains.
+type Consequence struct {
+	Rule HazardKind
+	Site
 }
 
 // Site is one (rule, instruction, related instruction, cause) with how
@@ -39,11 +52,41 @@ type Site struct {
 }
 
 // Findings groups the observations into one finding per root cause,
-// sorted by severity, then by the line of the cause.
+// sorted by severity, then by the line of the cause. Observations of one
+// rule join when they share an instruction (where it shows, the other
+// party, the line to fix) or a Group, or when they were made at
+// instructions of one straight stretch of code with no synchronization
+// between them (one missing wait before four tcgen05.ld is one finding).
+// Observations that a root cause explains become its Consequences.
 func (m *Machine) Findings() []Finding {
 	m.mu.Lock()
-	sites := append([]*site(nil), m.hazards.list...)
+	all := append([]*site(nil), m.hazards.list...)
+	folded := map[*site]*site{} // consequence -> the root's site
+	lappedAt := map[ptx.Position]*site{}
+	for _, s := range all {
+		if rec := m.hazards.roots.rootOf(s); rec != nil {
+			folded[s] = rec.site
+		}
+		if s.h.Kind == HzMbarLapped {
+			if _, ok := lappedAt[s.h.Pos]; !ok {
+				lappedAt[s.h.Pos] = s
+			}
+		}
+	}
+	for _, s := range all {
+		// A lapped waiter's parity wait passes on the wrong phase: that
+		// wrong parity is the lapping's consequence, not a second bug.
+		if l := lappedAt[s.h.CausePos()]; l != nil && s.h.Kind == HzMbarPhase && s.links.root == nil && folded[s] == nil {
+			folded[s] = l
+		}
+	}
 	m.mu.Unlock()
+	var sites []*site
+	for _, s := range all {
+		if folded[s] == nil {
+			sites = append(sites, s)
+		}
+	}
 	// union-find over sites: two sites join when they share a node
 	parent := make([]int, len(sites))
 	for i := range parent {
@@ -88,6 +131,12 @@ func (m *Machine) Findings() []Finding {
 			node(i, string(h.Kind)+"\x00nowhere")
 		}
 	}
+	for _, pair := range m.Prog.stretchPairs(m.leaderMap(), sites) {
+		a, b := find(pair[0]), find(pair[1])
+		if a != b {
+			parent[max(a, b)] = min(a, b)
+		}
+	}
 	groups := map[int][]*site{}
 	var roots []int
 	for i := range sites {
@@ -98,8 +147,42 @@ func (m *Machine) Findings() []Finding {
 		groups[r] = append(groups[r], sites[i])
 	}
 	out := make([]Finding, 0, len(roots))
+	findingOf := map[*site]int{}
 	for _, r := range roots {
+		for _, s := range groups[r] {
+			findingOf[s] = len(out)
+		}
 		out = append(out, makeFinding(groups[r]))
+	}
+	for _, s := range all {
+		root := folded[s]
+		for root != nil && folded[root] != nil {
+			root = folded[root]
+		}
+		if root == nil {
+			continue
+		}
+		f := &out[findingOf[root]]
+		merged := false
+		for i := range f.Consequences {
+			if c := &f.Consequences[i]; c.Rule == s.h.Kind && c.Pos == s.h.Pos {
+				c.Count += s.h.Count
+				merged = true
+			}
+		}
+		if !merged {
+			f.Consequences = append(f.Consequences, Consequence{Rule: s.h.Kind,
+				Site: Site{Pos: s.h.Pos, Related: s.h.Related, Cause: s.h.Cause, Msg: s.h.Msg, Count: s.h.Count}})
+		}
+	}
+	for i := range out {
+		cs := out[i].Consequences
+		sort.SliceStable(cs, func(a, b int) bool {
+			if cs[a].Rule != cs[b].Rule {
+				return cs[a].Rule < cs[b].Rule
+			}
+			return cs[a].Pos.Line < cs[b].Pos.Line
+		})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -112,6 +195,77 @@ func (m *Machine) Findings() []Finding {
 		return a.Rule < b.Rule
 	})
 	return out
+}
+
+// stretchPairs lists pairs of sites (indices) of one rule at
+// instructions of one straight stretch of code: no branch, label or
+// synchronization between them (performance findings stay per line).
+func (p *Program) stretchPairs(leader []bool, sites []*site) [][2]int {
+	byRule := map[HazardKind][]int{}
+	for i, s := range sites {
+		if s.h.PC >= 0 && s.h.PC < len(p.Insts) && s.h.Severity != SevPerf {
+			byRule[s.h.Kind] = append(byRule[s.h.Kind], i)
+		}
+	}
+	var out [][2]int
+	for _, is := range byRule {
+		if len(is) < 2 {
+			continue
+		}
+		sort.Slice(is, func(a, b int) bool { return sites[is[a]].h.PC < sites[is[b]].h.PC })
+		for k := 1; k < len(is); k++ {
+			if p.straight(leader, sites[is[k-1]].h.PC, sites[is[k]].h.PC) {
+				out = append(out, [2]int{is[k-1], is[k]})
+			}
+		}
+	}
+	return out
+}
+
+// leaders marks the first instruction of every basic block.
+func (p *Program) leaders() []bool {
+	l := make([]bool, len(p.Insts)+1)
+	for pc := range p.Insts {
+		in := &p.Insts[pc]
+		switch in.PTX.Opcode {
+		case "bra", "brx.idx", "exit", "ret", "trap":
+			l[pc+1] = true
+			if in.target >= 0 && in.target < len(l) {
+				l[in.target] = true
+			}
+		}
+	}
+	return l
+}
+
+// straight reports whether the instructions a < b are in one basic block
+// with no synchronization strictly between them.
+func (p *Program) straight(leader []bool, a, b int) bool {
+	if a >= b || p.Insts[a].Func != p.Insts[b].Func {
+		return a == b
+	}
+	for pc := a + 1; pc <= b; pc++ {
+		if leader[pc] || pc < b && isSyncOp(p.Insts[pc].PTX.Opcode) {
+			return false
+		}
+	}
+	return true
+}
+
+// isSyncOp reports whether an opcode synchronizes, waits, fences or
+// commits: a missing one of them is what a stretch of findings shares.
+func isSyncOp(op string) bool {
+	for _, pre := range []string{"bar.", "barrier.", "mbarrier.", "fence.", "membar", "tcgen05.wait", "tcgen05.fence", "tcgen05.commit",
+		"wgmma.fence", "wgmma.commit_group", "wgmma.wait_group", "cp.async.wait", "cp.async.bulk.wait", "cp.async.bulk.commit", "cp.async.commit", "cp.async.mbarrier", "griddepcontrol"} {
+		if strings.HasPrefix(op, pre) {
+			return true
+		}
+	}
+	switch op {
+	case "bar", "barrier", "fence", "membar":
+		return true
+	}
+	return false
 }
 
 func makeFinding(ss []*site) Finding {

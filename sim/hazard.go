@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tcsim/tcsim/isa/ptx"
 )
@@ -66,6 +67,15 @@ type Hazard struct {
 	Group string
 	// Count is the number of times it was seen (CTAs, warps, iterations).
 	Count int
+
+	// The checker's links from an observation to a root cause (see
+	// findings_roots.go). span: warps Warp..Warp+span-1 made the
+	// observation together (a warpgroup's wgmma), 0 or 1 for Warp alone;
+	// via: the mbarrier whose protocol it concerns; stamp: the observer's
+	// happens-before clock (nil: the reporting warp's).
+	span  int
+	via   *mbarKey
+	stamp *hbStamp
 }
 
 // CausePos is the line to fix: Cause when set, else Pos.
@@ -119,17 +129,26 @@ type site struct {
 	h     Hazard
 	lanes map[[4]int]uint32 // (CTA, warp) -> lanes; warp -1 for the async proxy
 	bytes spans
+	links siteLinks // to root causes (findings_roots.go)
 }
 
 type hazardSet struct {
 	byKey      map[hazardKey]int
 	list       []*site
 	suppressed map[HazardKind]int
+	roots      rootSet
+	// leaders marks the program's basic-block starts (hazard_cause.go)
+	leadersOnce sync.Once
+	leaders     []bool
 }
 
 // hazard records an observation (merged by rule, instructions and group).
 // Rules the policy allows are counted and dropped.
-func (m *Machine) hazard(h Hazard) {
+func (m *Machine) hazard(h Hazard) { m.record(h, nil) }
+
+// record records an observation; root, when not nil, makes its site a
+// root cause (findings_roots.go).
+func (m *Machine) record(h Hazard, root *rootSpec) {
 	sev, ok := m.Opts.Policy.Severity(h.Kind, h.Severity)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -157,6 +176,7 @@ func (m *Machine) hazard(h Hazard) {
 		// that reports do not depend on which CTA ran first.
 		old := hs.list[i]
 		old.add(h)
+		hs.roots.observe(old, &h, root)
 		if m.ctaLess(h, old.h) {
 			h.Count = old.h.Count
 			old.h = h
@@ -167,6 +187,7 @@ func (m *Machine) hazard(h Hazard) {
 	h.Count = 1
 	s := &site{h: h}
 	s.add(h)
+	hs.roots.observe(s, &h, root)
 	hs.byKey[k] = len(hs.list)
 	hs.list = append(hs.list, s)
 	if m.trace != nil {
@@ -185,8 +206,10 @@ func (s *site) add(h Hazard) {
 	if lanes == 0 && h.Warp >= 0 {
 		lanes = fullMask
 	}
-	key := [4]int{h.CTA[0], h.CTA[1], h.CTA[2], h.Warp}
-	s.lanes[key] |= lanes
+	for k := 0; k < max(h.span, 1); k++ {
+		key := [4]int{h.CTA[0], h.CTA[1], h.CTA[2], h.Warp + k}
+		s.lanes[key] |= lanes
+	}
 	if h.Bytes > 0 {
 		s.bytes.add(h.Off, h.Off+uint32(h.Bytes))
 	}

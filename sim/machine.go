@@ -673,6 +673,7 @@ func (u *unit) deadlock() error {
 			break
 		}
 	}
+	u.linkStuck(&h)
 	u.m.hazard(h)
 	return &DeadlockError{Msg: b.String()}
 }

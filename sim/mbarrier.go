@@ -112,7 +112,7 @@ func (mb *mbarrier) txEarly(pc int, ph uint64, w *Warp) {
 	if w != nil {
 		h.CTA, h.Warp = w.cta.ID, w.ID
 	}
-	m.hazard(h)
+	m.rootHazard(h, mb, int64(ph))
 }
 
 const mbarMaxCount = 1<<20 - 1
@@ -332,6 +332,11 @@ func (mb *mbarrier) completeTx(in *Inst, n int64) {
 
 func (mb *mbarrier) tryComplete() {
 	if mb.pending == 0 && mb.tx == 0 && mb.live {
+		if a := mb.txAcct[mb.phase]; a != nil && a.sent > a.armed {
+			// copies issued for this phase have not landed: they will
+			// complete on the next one (reported now, whatever the schedule)
+			mb.txEarly(a.copyPC, mb.phase, nil)
+		}
 		mb.phase++
 		mb.pending = mb.expected
 		mb.arrived = 0

@@ -148,7 +148,7 @@ func (c *CTA) provenanceCheck(t *smemTable, mn, k, ebits int, in *Inst, what str
 			continue
 		}
 		mach := c.u.m
-		mach.hazard(Hazard{Kind: HzDescLayout, PC: in.PC, CTA: c.ID, Warp: -1,
+		mach.hazard(Hazard{Kind: HzDescLayout, PC: in.PC, CTA: c.ID, Warp: -1, Cause: mach.descCause(in, what),
 			Group: "descriptor vs the layout the stores wrote",
 			Msg:   fmt.Sprintf("the %s operand's descriptor does not match the layout the tile was written in (by st.shared or cp.async): element (mn=%d, k=%d) was loaded from global address %#x, but the tile's own strides say %#x", what, e.m, e.k, e.g, want),
 			Detail: fmt.Sprintf("element (mn=%d, k=%d) comes from %#x; along k the tile advances %d bytes, along mn %d bytes; element (mn=%d, k=%d) breaks that: check the descriptor's LBO, SBO and swizzle mode against the offsets the stores used",

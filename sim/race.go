@@ -69,6 +69,8 @@ type readerKey struct {
 
 type raceState struct {
 	u      *unit
+	id     uint64 // the unit's identity in clock stamps (findings_roots.go)
+	exited int    // warps that exited
 	nWarps int
 	nSlots int32
 	vc     [][]uint32 // per warp
@@ -121,6 +123,7 @@ func newRaceState(u *unit) *raceState {
 		r.shadow[c] = cells
 		r.bars[c] = &[16][]uint32{}
 	}
+	u.m.registerUnit(r)
 	return r
 }
 
@@ -222,6 +225,13 @@ type finding struct {
 	msg     func(lo uint32) string
 	detail  string
 	group   string
+	// via: the mbarrier whose tainted protocol the observation concerns
+	// (a consequence of its root cause); root: the observation is a root
+	// cause on via from phase rootFrom on, with the taint point point
+	via      *mbarrier
+	root     bool
+	rootFrom int64
+	point    taintPoint
 }
 
 type findings []finding
@@ -241,12 +251,39 @@ func (fs *findings) addRange(kind HazardKind, related int32, lo, hi uint32, msg 
 	*fs = append(*fs, finding{kind: kind, related: related, cause: -1, lo: lo, hi: hi, msg: msg, detail: detail})
 }
 
+// link marks the findings of kind with related as consequences of mb's
+// root cause.
+func (fs findings) link(kind HazardKind, related int32, mb *mbarrier) {
+	for i := range fs {
+		if f := &fs[i]; f.kind == kind && f.related == related && f.via == nil {
+			f.via = mb
+		}
+	}
+}
+
 func (r *raceState) report(fs findings, pc int, c *CTA, warp int, lanes uint32) {
+	r.reportBy(fs, pc, c, warp, 0, lanes, nil)
+}
+
+// reportBy reports findings observed by warps warp..warp+span-1 (span 0:
+// warp alone) whose clock is stamp (nil: the warp's).
+func (r *raceState) reportBy(fs findings, pc int, c *CTA, warp, span int, lanes uint32, stamp []uint32) {
 	for _, f := range fs {
 		h := Hazard{Kind: f.kind, PC: pc, CTA: c.ID, Warp: warp, Lanes: lanes, Msg: f.msg(f.lo), Detail: f.detail,
-			Related: r.pcPos(f.related), Off: f.lo, Bytes: int(f.hi - f.lo), Group: f.group}
+			Related: r.pcPos(f.related), Off: f.lo, Bytes: int(f.hi - f.lo), Group: f.group, span: span}
 		if f.cause >= 0 {
 			h.Cause = r.pcPos(f.cause)
+		}
+		if stamp != nil {
+			h.stamp = &hbStamp{unit: r.id, v: stamp[:min(len(stamp), r.nWarps)]}
+		}
+		if f.via != nil {
+			k := keyOf(f.via)
+			h.via = &k
+		}
+		if f.root && f.via != nil {
+			r.root(h, f.rootFrom, []*mbarrier{f.via}, f.point)
+			continue
 		}
 		r.u.m.hazard(h)
 	}
@@ -327,4 +364,8 @@ func (r *raceState) clusterAcquire(w *Warp) {
 	r.warpSync(w)
 }
 
-func (r *raceState) warpExit(w *Warp) {}
+func (r *raceState) warpExit(w *Warp) {
+	if r.exited++; r.exited == r.nWarps {
+		r.u.m.unregisterUnit(r)
+	}
+}

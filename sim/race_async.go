@@ -51,7 +51,12 @@ func (r *raceState) asyncReadRegions(v []uint32, in *Inst, c *CTA, warp int, lan
 		r.checkAsyncSource(v, c, s.lo, s.hi, what, reader, &fs)
 	}
 	if len(fs) > 0 {
-		r.report(fs, in.PC, c, warp, lanes)
+		span := 0
+		if warp < 0 && reader != nil {
+			// a wgmma: the warpgroup's four warps read together
+			warp, span, lanes = reader.ID&^3, min(4, len(reader.cta.Warps)-reader.ID&^3), 0
+		}
+		r.reportBy(fs, in.PC, c, warp, span, lanes, v)
 	}
 	r.addAsyncRead(c, a)
 	return a
@@ -73,13 +78,13 @@ func (r *raceState) checkAsyncSource(v []uint32, c *CTA, lo, hi uint32, what str
 					return
 				}
 			}
-			if r.taintedSlot(e.slot) {
-				continue
-			}
 			if e.kind == ekCopy || e.kind == ekCpAsync {
 				fs.add(HzAsyncEarlyRead, e.pc, o, func(lo uint32) string {
 					return fmt.Sprintf("%s reads shared bytes from %#x that an asynchronous copy wrote, before the issuing warps observed the copy's completion", what, lo)
 				}, "the mbarrier wait (or cp.async.wait_group and barrier) that should order the copy before this read is missing or waits on the wrong phase")
+				if r.taintedSlot(e.slot) {
+					fs.link(HzAsyncEarlyRead, e.pc, r.mbarSlot[e.slot])
+				}
 			} else {
 				fs.add(HzRace, e.pc, o, func(lo uint32) string {
 					return fmt.Sprintf("%s reads shared bytes from %#x that %s wrote, with no synchronization ordering the write before the read", what, lo, r.slotName(e.slot))
@@ -233,6 +238,9 @@ func (r *raceState) asyncWriteIssue(op *asyncOp, c *CTA, off uint32, n int, v []
 			fs.add(HzAsyncOverlap, int32(p.op.in.PC), o, func(lo uint32) string {
 				return fmt.Sprintf("%s writes shared bytes (from %#x) that another asynchronous copy in flight also writes", op.kind, lo)
 			}, "the two copies are not ordered: which one lands last is undefined")
+			if p.mb != nil && p.mb.tainted {
+				fs.link(HzAsyncOverlap, int32(p.op.in.PC), p.mb)
+			}
 			break
 		}
 	}
@@ -256,7 +264,7 @@ func (r *raceState) asyncWriteIssue(op *asyncOp, c *CTA, off uint32, n int, v []
 				}
 			}
 		}
-		if e := cell.w; e.slot >= 0 && !orderedVC(e, v) && !r.taintedSlot(e.slot) {
+		if e := cell.w; e.slot >= 0 && !orderedVC(e, v) {
 			kind := HzRace
 			if e.kind == ekCopy || e.kind == ekCpAsync {
 				kind = HzAsyncOverlap
@@ -264,6 +272,9 @@ func (r *raceState) asyncWriteIssue(op *asyncOp, c *CTA, off uint32, n int, v []
 			fs.add(kind, e.pc, o, func(lo uint32) string {
 				return fmt.Sprintf("%s overwrites shared bytes (from %#x) that %s wrote, with nothing ordering that write before the copy", op.kind, lo, r.slotName(e.slot))
 			}, "the earlier write must be ordered before the copy is issued")
+			if r.taintedSlot(e.slot) {
+				fs.link(kind, e.pc, r.mbarSlot[e.slot])
+			}
 		}
 	}
 	if len(fs) > 0 {

@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // Happens-before state of mbarriers (race.go has the model): phases,
@@ -22,6 +24,30 @@ type waitRec struct {
 	pc       int32
 	intended int64
 	parity   int
+	clock    uint32 // the warp's clock right after the wait
+}
+
+// acqRec is a successful wait: the warp slot and its clock right after.
+type acqRec struct {
+	slot  int32
+	clock uint32
+}
+
+// arrRec is the arrivals of one warp in a phase: its clock at the first,
+// and whether that arrival was ordered after an arrival of the phase
+// before.
+type arrRec struct {
+	slot  int32
+	clock uint32
+	after bool
+}
+
+// arrivals are a phase's arrivals by warp; async: an asynchronous agent
+// (a commit, a copy's arrive) arrived too.
+type arrivals struct {
+	warps []arrRec
+	async bool
+	count int64
 }
 
 // mbarHB is an mbarrier's happens-before state.
@@ -35,6 +61,12 @@ type mbarHB struct {
 	checked  map[int]bool // warps whose first async use was checked
 	lastWait map[int]waitRec
 	lastArr  int32 // pc of the last arrival
+	// acq: the successful waits of recent phases (for the taint points of
+	// a root cause); arr, prevArr: the arrivals of the current phase and
+	// of the one before (the init-count check)
+	acq          map[uint64][]acqRec
+	arr, prevArr arrivals
+	countChecked bool
 }
 
 const mbarHistory = 16
@@ -61,6 +93,12 @@ func (r *raceState) mbarArrive(w *Warp, mb *mbarrier, pc int) {
 	hb := r.mbarState(mb)
 	join(&hb.progress, r.vc[w.uid])
 	hb.lastArr = int32(pc)
+	hb.arr.count++
+	if !slices.ContainsFunc(hb.arr.warps, func(a arrRec) bool { return a.slot == int32(w.uid) }) {
+		v := r.vc[w.uid]
+		after := slices.ContainsFunc(hb.prevArr.warps, func(b arrRec) bool { return get(v, b.slot) >= b.clock })
+		hb.arr.warps = append(hb.arr.warps, arrRec{slot: int32(w.uid), clock: v[w.uid], after: after})
+	}
 	r.tick(w)
 }
 
@@ -68,6 +106,7 @@ func (r *raceState) mbarAsyncArrive(mb *mbarrier, vc []uint32, pc int) {
 	hb := r.mbarState(mb)
 	join(&hb.progress, vc)
 	hb.lastArr = int32(pc)
+	hb.arr.async = true
 }
 
 // mbarEpoch stamps asynchronous work completing in mb's current phase.
@@ -97,19 +136,72 @@ func (r *raceState) mbarPhaseDone(mb *mbarrier) {
 		hb.oldest++
 	}
 	hb.progress = nil
+	for ph := range hb.acq {
+		if ph+mbarHistory < done {
+			delete(hb.acq, ph)
+		}
+	}
 	if done > 0 {
+		r.mbarCountCheck(mb, done)
 		for _, o := range hb.obs[done-1] {
 			if get(v, int32(o.warp)) < o.clock {
-				r.lapped(mb, o, done-1, hb.lastArr)
+				r.lapped(mb, o, done-1, hb.lastArr, v)
 			}
 		}
 		delete(hb.obs, done-1)
 	}
+	hb.prevArr, hb.arr = hb.arr, arrivals{}
 }
 
-func (r *raceState) lapped(mb *mbarrier, o obsRec, k uint64, arrPC int32) {
+// mbarCountCheck reports an mbarrier whose phases done-1 and done were
+// completed by one round of arrivals: a warp that did not arrive in phase
+// done-1 arrives in phase done with nothing ordering its arrival after
+// those of phase done-1. That arrival belonged to phase done-1's round;
+// the init count is smaller than one round, a waiter released by phase
+// done-1 goes on before every arrival it waited for, and the barrier's
+// waiters get lapped. The finding is at the mbarrier.init (the line to
+// fix) and is a root cause: the lapping, the producer running ahead, its
+// race with the late warps and the deadlock that follow are its
+// consequences. (A correct barrier's rounds are either made by the same
+// warps, in program order, or ordered by the waits between them.)
+func (r *raceState) mbarCountCheck(mb *mbarrier, done uint64) {
+	hb := mb.hb
+	cur, prev := hb.arr, hb.prevArr
+	if hb.countChecked || cur.async || prev.async || len(cur.warps) == 0 || len(prev.warps) == 0 || hb.init.slot < 0 {
+		return
+	}
+	var late []arrRec
+	for _, a := range cur.warps {
+		if !a.after && !slices.ContainsFunc(prev.warps, func(b arrRec) bool { return b.slot == a.slot }) {
+			late = append(late, a)
+		}
+	}
+	if len(late) == 0 {
+		return
+	}
+	hb.countChecked = true
+	var names []string
+	for _, a := range append(append([]arrRec(nil), prev.warps...), late...) {
+		names = append(names, r.slotName(a.slot))
+	}
+	n := prev.count + int64(len(late))
+	h := Hazard{Kind: HzMbarUnderflow, PC: int(hb.lastArr), CTA: mb.cta.ID, Warp: -1,
+		Msg: fmt.Sprintf("mbarrier.init set %d arrivals per phase, but one round of at least %d arrivals that nothing orders apart completes phases %d and %d of the mbarrier at %#x: a waiter released by phase %d goes on before every arrival it waited for, and the waiters get lapped",
+			mb.expected, n, done-1, done, mb.addr, done-1),
+		Detail: fmt.Sprintf("the arrivals of %s are one round (nothing orders the late ones after phase %d's); make the init count the number of arrivals per round, or have fewer threads arrive", strings.Join(names, ", "), done-1),
+		Cause:  r.pcPos(hb.init.pc)}
+	r.root(h, int64(done-1), []*mbarrier{mb})
+}
+
+// lapped reports a waiter of phase k lapped by the arrivals of phase k+1,
+// whose completion clock is v (the stamp: a consequence of a root cause
+// those arrivals are ordered after).
+func (r *raceState) lapped(mb *mbarrier, o obsRec, k uint64, arrPC int32, v []uint32) {
 	w := r.u.warps[o.warp]
-	h := Hazard{Kind: HzMbarLapped, PC: int(o.pc), CTA: w.cta.ID, Warp: w.ID,
+	via := keyOf(mb)
+	st := &hbStamp{unit: r.id, v: clone(v[:min(len(v), r.nWarps)])}
+	join(&st.v, r.vc[o.warp][:r.nWarps])
+	h := Hazard{Kind: HzMbarLapped, PC: int(o.pc), CTA: w.cta.ID, Warp: w.ID, via: &via, stamp: st,
 		Msg: fmt.Sprintf("phase lapping: warp %d waited for phase %d of the mbarrier at %#x, and nothing orders the arrivals that complete phase %d after that wait: a fast producer can complete phases %d and %d before the warp looks, and its parity wait then hangs or passes on the wrong phase",
 			w.ID, k, mb.addr, k+1, k, k+1),
 		Detail: "bound the producer: the waiters should release the stage (mbarrier arrive on an 'empty' barrier the producer waits on, or a barrier) before the next phase can complete, or only the threads that track every phase should wait on this barrier",
@@ -139,14 +231,14 @@ func (r *raceState) mbarAcquire(w *Warp, in *Inst, mb *mbarrier, parity int, tok
 	}
 	last := int64(mb.phase) - 1
 	if !token && last > intended {
-		r.u.m.hazard(Hazard{Kind: HzMbarLapped, PC: in.PC, CTA: w.cta.ID, Warp: w.ID,
+		via := keyOf(mb)
+		r.u.m.hazard(Hazard{Kind: HzMbarLapped, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, via: &via,
 			Msg: fmt.Sprintf("phase lapping: warp %d waits for phase %d (parity %d) of the mbarrier at %#x, but the barrier has already completed phase %d: the parity wait cannot tell them apart and passes on the wrong phase",
 				w.ID, intended, parity, mb.addr, last),
 			Detail: "nothing bounds the producer of this barrier relative to this waiter: the waiter must release each phase (an 'empty' barrier, a barrier) before the producer can complete the next",
 			Group:  fmt.Sprintf("lapping mbarrier %#x", mb.addr), Related: r.pcPos(hb.lastArr)})
 		intended = last
 	}
-	hb.lastWait[i] = waitRec{pc: int32(in.PC), intended: intended, parity: parity}
 	if intended >= 0 {
 		if v, ok := hb.hist[uint64(intended)]; ok {
 			join(&r.vc[i], v)
@@ -158,6 +250,17 @@ func (r *raceState) mbarAcquire(w *Warp, in *Inst, mb *mbarrier, parity int, tok
 		}
 	}
 	r.warpSync(w)
+	clock := r.vc[i][i]
+	hb.lastWait[i] = waitRec{pc: int32(in.PC), intended: intended, parity: parity, clock: clock}
+	if intended >= 0 {
+		if hb.acq == nil {
+			hb.acq = map[uint64][]acqRec{}
+		}
+		hb.acq[uint64(intended)] = append(hb.acq[uint64(intended)], acqRec{slot: int32(i), clock: clock})
+	}
+	if mb.tainted {
+		r.taintAcquire(mb, i, clock)
+	}
 }
 
 // mbarInitCheck checks, at the first asynchronous completion on mb issued

@@ -43,13 +43,16 @@ func (r *raceState) access(w *Warp, in *Inst, lane int, c *CTA, off uint32, n in
 			if mb := r.mbarSlot[we.slot]; we.kind == ekCopy && !write && mb != nil && r.wrongParity(w, mb, uint64(we.clock)-1, we.pc, o, &fs) {
 				continue
 			}
-			if r.refilled[[2]int32{we.pc, int32(in.PC)}] || r.taintedSlot(we.slot) {
+			if r.refilled[[2]int32{we.pc, int32(in.PC)}] {
 				continue
 			}
 			if we.kind == ekCopy || we.kind == ekCpAsync {
 				fs.add(HzAsyncEarlyRead, we.pc, o, func(lo uint32) string {
 					return fmt.Sprintf("%s of shared byte %#x, which an asynchronous copy wrote, before this warp observed the copy's completion", rw(write), lo)
 				}, "wait on the copy's mbarrier phase (mbarrier.try_wait.parity), or cp.async.wait_group and a barrier, before touching its destination")
+				if r.taintedSlot(we.slot) {
+					fs.link(HzAsyncEarlyRead, we.pc, r.mbarSlot[we.slot])
+				}
 			} else {
 				fs.add(HzRace, we.pc, o, func(lo uint32) string {
 					return fmt.Sprintf("%s of shared byte %#x races with a write by %s", rw(write), lo, r.slotName(we.slot))
@@ -135,13 +138,16 @@ func (r *raceState) checkPending(w *Warp, c *CTA, lo, hi uint32, write bool, fs 
 				return
 			}
 		}
-		if in := w.currentInst(); in != nil && r.refilled[[2]int32{int32(p.op.in.PC), int32(in.PC)}] || p.mb != nil && p.mb.tainted {
+		if in := w.currentInst(); in != nil && r.refilled[[2]int32{int32(p.op.in.PC), int32(in.PC)}] {
 			return
 		}
 		what := p.op.kind.String()
 		fs.add(HzAsyncEarlyRead, int32(p.op.in.PC), o, func(lo uint32) string {
 			return fmt.Sprintf("%s of shared byte %#x while the %s writing it is in flight: no completion of the copy is ordered before this access", rw(write), lo, what)
 		}, "wait for the copy (its mbarrier phase, or cp.async.wait_group and a barrier) before touching its destination")
+		if p.mb != nil && p.mb.tainted {
+			fs.link(HzAsyncEarlyRead, int32(p.op.in.PC), p.mb)
+		}
 		return
 	}
 }
@@ -162,7 +168,10 @@ func (r *raceState) wrongParity(w *Warp, mb *mbarrier, phase uint64, copyPC int3
 		return false
 	}
 	intended := lw.intended
+	// The wrong parity is a root cause: what the early waiter (and every
+	// later waiter of the barrier) does next is out of step.
 	f := finding{kind: HzMbarPhase, related: copyPC, cause: lw.pc, lo: off, hi: off + 1,
+		via: mb, root: true, point: taintPoint{unit: r.id, slot: int32(w.uid), clock: lw.clock},
 		msg: func(lo uint32) string {
 			return fmt.Sprintf("the mbarrier wait passed for phase %d (parity %d), but the copy of this data completes phase %d: the wait names the wrong phase parity, so shared byte %#x is read before it lands", intended, lw.parity, phase, lo)
 		},
