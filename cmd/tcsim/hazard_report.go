@@ -143,6 +143,9 @@ func (r *hazardReport) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  sites: %s\n", siteList(f.Sites, 8))
 		}
 		fmt.Fprintf(w, "  scope: %s\n", scope(f))
+		if len(f.Consequences) > 0 {
+			fmt.Fprintf(w, "  consequences (this run's; they vary with --schedule): %s\n", consequenceList(f.Consequences, 6))
+		}
 		if f.Detail != "" {
 			for i, l := range strings.Split(f.Detail, "\n") {
 				if i == 0 {
@@ -159,17 +162,41 @@ func (r *hazardReport) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  rule: %s (PTX ISA %s; tcsim run --rules %s)\n", rule.Summary, rule.ISA, f.Rule)
 		}
 	}
-	if len(r.suppressed) > 0 {
-		var ks []string
-		for k, n := range r.suppressed {
-			ks = append(ks, fmt.Sprintf("%s ×%d", k, n))
-		}
-		sort.Strings(ks)
-		fmt.Fprintf(w, "allowed (not reported): %s\n", strings.Join(ks, ", "))
-	}
+	r.writeAllowed(w)
 	if shown > 0 || r.check {
 		fmt.Fprintf(w, "%s\n", r.summary())
 	}
+}
+
+// writeAllowed prints the rules --allow silenced, with their counts.
+func (r *hazardReport) writeAllowed(w io.Writer) {
+	if len(r.suppressed) == 0 {
+		return
+	}
+	var ks []string
+	for k, n := range r.suppressed {
+		ks = append(ks, fmt.Sprintf("%s ×%d", k, n))
+	}
+	sort.Strings(ks)
+	fmt.Fprintf(w, "allowed (not reported): %s\n", strings.Join(ks, ", "))
+}
+
+// consequenceList is "mbarrier/phase-lapped at 143, tcgen05/tmem-race at
+// 160 ×2, … and 3 more".
+func consequenceList(cs []sim.Consequence, max int) string {
+	var parts []string
+	for i, c := range cs {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("and %d more", len(cs)-max))
+			break
+		}
+		p := fmt.Sprintf("%s at %d", c.Rule, c.Pos.Line)
+		if c.Count > 1 {
+			p += fmt.Sprintf(" ×%d", c.Count)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (r *hazardReport) textPos(w io.Writer, label string, p ptx.Position) {
@@ -243,12 +270,20 @@ func (r *hazardReport) writeBrief(w io.Writer) {
 		if f.Severity == sim.SevPerf && !r.check {
 			continue
 		}
-		extra := ""
+		var extra []string
 		if len(f.Sites) > 1 {
-			extra = fmt.Sprintf(" (%d sites)", len(f.Sites))
+			extra = append(extra, fmt.Sprintf("%d sites", len(f.Sites)))
 		}
-		fmt.Fprintf(w, "%s: %s [%s] %s%s\n", f.Cause, f.Severity, f.Rule, f.Msg, extra)
+		if len(f.Consequences) > 0 {
+			extra = append(extra, countOf(len(f.Consequences), "consequence", "consequences"))
+		}
+		x := ""
+		if len(extra) > 0 {
+			x = " (" + strings.Join(extra, ", ") + ")"
+		}
+		fmt.Fprintf(w, "%s: %s [%s] %s%s\n", f.Cause, f.Severity, f.Rule, f.Msg, x)
 	}
+	r.writeAllowed(w)
 	if len(r.findings) > 0 || r.check {
 		fmt.Fprintf(w, "%s\n", r.summary())
 	}
@@ -280,6 +315,11 @@ type jsonSite struct {
 	Count   int      `json:"count"`
 }
 
+type jsonConsequence struct {
+	Rule string `json:"rule"`
+	jsonSite
+}
+
 type jsonFinding struct {
 	Rule     string     `json:"rule"`
 	Severity string     `json:"severity"`
@@ -296,6 +336,9 @@ type jsonFinding struct {
 	Warps    int        `json:"warps"`
 	Threads  int        `json:"threads"`
 	Bytes    int        `json:"bytes"`
+	// Consequences: observations of other rules this root cause explains
+	// (what this run's schedule showed of them)
+	Consequences []jsonConsequence `json:"consequences,omitempty"`
 }
 
 type jsonReport struct {
@@ -327,6 +370,10 @@ func (r *hazardReport) jlocp(p ptx.Position) *jsonLoc {
 	return &l
 }
 
+func (r *hazardReport) jsite(s sim.Site) jsonSite {
+	return jsonSite{At: r.jloc(s.Pos), Cause: r.jlocp(s.Cause), Related: r.jlocp(s.Related), Message: s.Msg, Count: s.Count}
+}
+
 func (r *hazardReport) writeJSON(w io.Writer) error {
 	e, wn, n, p := r.counts()
 	out := jsonReport{Kernel: r.kernel, PTX: r.ptxPath, Schedule: r.schedule,
@@ -340,7 +387,10 @@ func (r *hazardReport) writeJSON(w io.Writer) error {
 			jf.ISA = rule.ISA
 		}
 		for _, s := range f.Sites {
-			jf.Sites = append(jf.Sites, jsonSite{At: r.jloc(s.Pos), Cause: r.jlocp(s.Cause), Related: r.jlocp(s.Related), Message: s.Msg, Count: s.Count})
+			jf.Sites = append(jf.Sites, r.jsite(s))
+		}
+		for _, c := range f.Consequences {
+			jf.Consequences = append(jf.Consequences, jsonConsequence{Rule: string(c.Rule), jsonSite: r.jsite(c.Site)})
 		}
 		out.Findings = append(out.Findings, jf)
 	}
@@ -460,7 +510,7 @@ func (r *hazardReport) writeSARIF(w io.Writer) error {
 	for _, f := range r.findings {
 		res := sarifResult{RuleID: string(f.Rule), RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
 			Message:    sarifText{f.Msg + sarifDetail(f)},
-			Properties: map[string]any{"count": f.Count, "ctas": f.CTAs, "warps": f.Warps, "threads": f.Threads, "bytes": f.Bytes, "sites": len(f.Sites)}}
+			Properties: map[string]any{"count": f.Count, "ctas": f.CTAs, "warps": f.Warps, "threads": f.Threads, "bytes": f.Bytes, "sites": len(f.Sites), "consequences": len(f.Consequences)}}
 		c := f.Cause
 		res.Locations = []sarifLocation{sarifLocAt(c.Filename, int(c.Line), int(c.Col), "", 0)}
 		id := 1
@@ -491,6 +541,12 @@ func (r *hazardReport) writeSARIF(w io.Writer) error {
 			}
 			rel(s.Pos, "another site")
 		}
+		for _, c := range f.Consequences {
+			if id > 24 {
+				break
+			}
+			rel(c.Pos, "a consequence: "+string(c.Rule))
+		}
 		run.Results = append(run.Results, res)
 	}
 	log := sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}
@@ -503,6 +559,9 @@ func sarifDetail(f sim.Finding) string {
 	s := ""
 	if len(f.Sites) > 1 {
 		s = fmt.Sprintf(" (%d sites)", len(f.Sites))
+	}
+	if len(f.Consequences) > 0 {
+		s += "\nconsequences: " + consequenceList(f.Consequences, 6)
 	}
 	if f.Detail != "" {
 		s += "\n" + f.Detail
