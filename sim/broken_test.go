@@ -72,7 +72,7 @@ var brokenCases = []brokenCase{
 	{name: "gemm_wrong_swizzle", base: "gemm_tma_wgmma.sm_90a.ptx", launch: "gemm_tma_wgmma",
 		bug:   "the wgmma descriptors say 64B swizzle while the TMA tensor maps write 128B",
 		edits: swizzleEdits(),
-		want:  map[HazardKind][]int{HzDescLayout: {359, 380, 407, 425, 452, 470, 497, 515}}},
+		want:  map[HazardKind][]int{HzDescLayout: swizzleLines}},
 	{name: "gemm_phase_bug", base: "gemm_tma_wgmma.sm_90a.ptx", launch: "gemm_tma_wgmma",
 		bug:   "the consumers wait on the inverted mbarrier phase parity ((kt/STAGES)&1)^1",
 		edits: []edit{{291, "and.b32  \t%r45, %r54, 1;", "\txor.b32  \t%r45, %r54, 1;"}},
@@ -221,9 +221,13 @@ const (
 	mxf8Launch = "../blackwell/mxf8_gemm"
 )
 
+// swizzleLines are the descriptor constants of gemm_tma_wgmma's eight
+// wgmmas (A and B of each k step; the lines to fix).
+var swizzleLines = []int{343, 352, 373, 392, 401, 419, 437, 446, 464, 482, 491, 509}
+
 func swizzleEdits() []edit {
 	var es []edit
-	for _, l := range []int{343, 352, 373, 392, 401, 419, 437, 446, 464, 482, 491, 509} {
+	for _, l := range swizzleLines {
 		es = append(es, edit{l, "", ""})
 	}
 	return es

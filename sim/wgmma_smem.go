@@ -337,7 +337,7 @@ func (c *CTA) layoutCheck(t *smemTable, mn, k int, mnMajor bool, in *Inst, what 
 			if mnMajor {
 				ax = "(col, k)"
 			}
-			mach.hazard(Hazard{Kind: HzDescLayout, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: -1,
+			mach.hazard(Hazard{Kind: HzDescLayout, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: -1, Cause: mach.descCause(in, what),
 				Group: fmt.Sprintf("descriptor swizzle %s, tensor map swizzle %s", dsw, tm.swz),
 				Msg:   fmt.Sprintf("the %s operand's descriptor (swizzle %s) does not match the layout the TMA copy wrote (tensor map %s, swizzle %s): the operand is not a contiguous tile of the tensor", what, dsw, tm.name, tm.swz),
 				Detail: fmt.Sprintf("%s element (mn=%d, k=%d) holds tensor element %s = (%d, %d), but element (mn=%d, k=%d) holds (%d, %d): check the descriptor's swizzle mode, LBO and SBO against the tensor map",
