@@ -69,6 +69,12 @@ func ParseLayout(text string) (*Layout, error) {
 	if a, err := catalog.Lookup(text); err == nil {
 		return &Layout{Text: text, Atom: &a}, nil
 	}
+	// CuTe's name for an atom pasted as a value: GMMA::Layout_K_SW128_Atom<bf16>{}
+	if t, ok := strings.CutSuffix(text, "{}"); ok && layouts.IsCuTeType(t) {
+		if a, err := catalog.Lookup(strings.TrimSpace(t)); err == nil {
+			return &Layout{Text: text, Atom: &a}, nil
+		}
+	}
 	body, tile, bits := splitSuffixes(text)
 	if body != text {
 		if a, err := catalog.Lookup(body); err == nil {

@@ -89,6 +89,28 @@ func TestDefaultFormat(t *testing.T) {
 	}
 }
 
+// A pasted CuTe C++ type may end in {} (a value of the type), wherever a
+// layout is read.
+func TestLayoutPastedValue(t *testing.T) {
+	for _, args := range [][]string{
+		{"layout", "eval", "Layout<Shape<_4,_8>,Stride<_1,_4>>{}"},
+		{"layout", "eval", "size(Layout<Shape<_4,_8>,Stride<_1,_4>>{})"},
+		{"layout", "Layout<Shape<_4,_8>,Stride<_1,_4>>{}", "--no-legend"},
+		{"layout", "GMMA::Layout_K_SW128_Atom<bf16>{}", "--no-legend"},
+		{"bitmath", "Layout<Shape<_4,_8>,Stride<_1,_4>>{}"},
+	} {
+		plain := append([]string(nil), args...)
+		for i, a := range plain {
+			plain[i] = strings.ReplaceAll(a, "{}", "")
+		}
+		_, want, _ := runCLI(t, plain...)
+		code, got, errs := runCLI(t, args...)
+		if code != 0 || got != want || want == "" {
+			t.Errorf("tcsim %q: exit %d (%s), output differs from without {}:\n%s\nwant:\n%s", args, code, errs, got, want)
+		}
+	}
+}
+
 func TestLayoutErrors(t *testing.T) {
 	tests := []struct {
 		args    []string
@@ -113,6 +135,9 @@ func TestLayoutErrors(t *testing.T) {
 		{[]string{"layout", "--mma", "smem.k.sw128.b16"}, "not an MMA operand"},
 		{[]string{"layout", "--mma", "a", "b"}, "three atoms"},
 		{[]string{"layout", "(100000,100000):(1,100000)"}, "too large"},
+		{[]string{"layout", "(4,?):(1,4)"}, "col 4: '?' is a dynamic value (how the CuTe DSL prints a shape or stride known only at run time)"},
+		{[]string{"layout", "eval", "(4,?):(1,4)"}, "col 4: '?' is a dynamic value"},
+		{[]string{"bitmath", "((8,?),2):((1,8),16)"}, "'?' is a dynamic value"},
 	}
 	for _, tt := range tests {
 		code, out, errs := runCLI(t, tt.args...)

@@ -93,6 +93,9 @@ func TestEvalErrors(t *testing.T) {
 		{"composition(4:1, Sw<3,4,3> o 8 o 8:1)", 1, false, "offset"},
 		{"o 4:1", 1, true, "operand on its left"},
 		{"Sw<3,4,2> o 8:1", 1, true, "|S| must be >= B"},
+		// a CuTe DSL printout's dynamic value
+		{"(4,?):(1,4)", 4, true, "'?' is a dynamic value (how the CuTe DSL prints a shape or stride known only at run time)"},
+		{"size(?)", 6, true, "'?' is a dynamic value"},
 	} {
 		_, err := Eval(c.src)
 		var e *Error

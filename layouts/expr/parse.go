@@ -250,7 +250,7 @@ func (p *parser) primary() (*node, error) {
 		return p.list(pos, '<', '>', nTiler)
 	case c == '(':
 		return p.paren(pos)
-	case c == '-' || c == '+' || c == '_' || c >= '0' && c <= '9':
+	case c == '-' || c == '+' || c == '_' || c == '?' || c >= '0' && c <= '9': // Int explains a CuTe DSL '?'
 		v, err := p.s.Int()
 		if err != nil {
 			return nil, p.wrap(err)
