@@ -50,6 +50,13 @@ type descKeys struct {
 	Edit, Field, Change, Enter, Major, DType, Tile, Arch, IDesc, Kind, Picture, Focus, Cancel key.Binding
 }
 
+// The editor's keys: enter applies, tab (in the empty field) edits the
+// old value.
+var (
+	applyKey   = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply"))
+	editOldKey = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "edit the old value"))
+)
+
 // descField is an editable field of a shared-memory descriptor.
 type descField struct {
 	key, name string
@@ -151,7 +158,7 @@ func (v *descView) status() string {
 func (v *descView) bindings() ([]key.Binding, [][]key.Binding) {
 	k := v.keys
 	if v.target != "" {
-		return []key.Binding{k.Enter, k.Cancel}, [][]key.Binding{{k.Enter, k.Cancel}}
+		return []key.Binding{applyKey, editOldKey, k.Cancel}, [][]key.Binding{{applyKey, editOldKey, k.Cancel}}
 	}
 	if v.tmap != nil {
 		return v.tmapBindings()

@@ -96,7 +96,10 @@ func (e *explorer) setSubject(s *subject) {
 	e.pane.setGrid(s.grid)
 	e.pane.fitZoom(maxZoom)
 	e.ownersW = e.pane.zoom
-	e.pane.setZoom(min(e.ownersW, 8))
+	if e.ownerPanels() {
+		// Owner labels fall back to thread numbers in narrow cells.
+		e.pane.setZoom(min(e.ownersW, 8))
+	}
 	e.applyLabels()
 	if e.shown != 0 {
 		e.pane.fitZoom(7)

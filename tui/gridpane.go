@@ -69,6 +69,9 @@ func (p *gridPane) fitZoom(limit int) {
 		case len(c.Owners) == 1:
 			buf = render.AppendOwners(buf[:0], c.Owners)
 			n = len(buf)
+		case c.Panel >= 0 && p.g.Panels[c.Panel].TMEM:
+			buf = render.AppendTMEM(buf[:0], c, &p.g.Panels[c.Panel])
+			n = len(buf)
 		case c.Panel >= 0:
 			buf = appendInt(buf[:0], c.Offset)
 			n = len(buf)

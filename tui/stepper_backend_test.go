@@ -602,7 +602,8 @@ func TestStepperResize(t *testing.T) {
 func TestStepperMonkey(t *testing.T) {
 	keys := []string{"s", "s", "s", "w", "r", "H", "u", "p", "P", "b", "t", "T", ">", "<", "]", "[", "f", "z", "x", "o", "c",
 		"up", "down", "left", "right", "pgup", "pgdown", "home", "end", "enter", "esc", "backspace", "?", `: "12" enter`,
-		`: "0x10" enter`, `: "1,2" enter`, `: "%r1" enter`, `: "" enter`, `: "x" esc`}
+		`: "0x10" enter`, `: "1,2" enter`, `: "%r1" enter`, `: "" enter`, `: "x" esc`,
+		"j", "k", "h", "l", "g", "G", "$", "0", "L", "n", "N", `/ "mov" enter`, `/ "zzz" enter`, `/ "" enter`, `/ "x" esc`}
 	type target struct {
 		name string
 		cfg  func(t *testing.T) Config
@@ -683,7 +684,7 @@ func TestStepperGoldenMore(t *testing.T) {
 		{"trace_breakpoint_regs", Config{Trace: tinyTrace}, 100, 30, `: "33" enter b r f down`},
 		{"trace_hazard", Config{Trace: fenceTrace}, 120, 36, "H"},
 		{"trace_fragment", Config{Trace: fenceTrace}, 120, 36, `: "380" enter b r ]`},
-		{"trace_80x24", Config{Trace: fenceTrace}, 80, 24, `h ] ] ] ]`},
+		{"trace_80x24", Config{Trace: fenceTrace}, 80, 24, `H ] ] ] ]`},
 		{"register_a_fragment", Config{Kernel: attention}, 120, 36, `: "1748" enter b r ] o f right down`},
 		{"finished", Config{Kernel: kernelAt(t, tinyLaunch, "")}, 100, 30, `r`},
 		{"deadlock", Config{Kernel: oneCTA(kernelAt(t, gemmLaunch, filepath.Join(brokenDir, "gemm_phase_bug.ptx")))}, 100, 30, `r ] ] ] ] ]`},

@@ -129,7 +129,7 @@ func (v *stepperView) intro() []string {
 		"",
 		"(a trace comes from tcsim run KERNEL.ptx --launch LAUNCH.json --trace RUN.jsonl --trace-values).",
 		"",
-		"Keys: s step, w step the selected warp, r run to a breakpoint (b sets one), u run until the cursor's line, H run to the next hazard, p step back, / search, t/T thread, ]/[ pane, z zoom, ? all keys.",
+		"Keys: s step, w step the selected warp, r run to a breakpoint (b sets one), u run until the cursor's line, H run to the next hazard, p step back, / search, t/T thread, ]/[ pane, z zoom, ? every key.",
 	} {
 		switch {
 		case p == "":

@@ -265,14 +265,28 @@ func kernelBackend(launchPath, ptxPath string) (stepBackend, error) {
 	return newSimBackend(KernelConfig{Path: l.PTX, Source: src, Launch: l})
 }
 
+// displayDir is a directory as the picker names it: relative to the
+// working directory when it is below it or near it, else absolute.
+func displayDir(dir string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return dir
+	}
+	rel, err := filepath.Rel(wd, dir)
+	if err != nil || strings.HasPrefix(rel, ".."+string(filepath.Separator)+"..") {
+		return dir
+	}
+	return rel
+}
+
 // openView draws the picker in the body.
 func (v *stepperView) openView() string {
 	o := v.open
-	title := "Open a kernel (.ptx), a launch file (.json), a trace (.jsonl) or a case directory"
+	title := "Open a kernel (.ptx), launch (.json), trace (.jsonl) or case directory"
 	if o.ptx != "" {
 		title = "The launch file (.json) of " + baseName(o.ptx)
 	}
-	dir := o.fp.CurrentDirectory
+	dir := displayDir(o.fp.CurrentDirectory)
 	if n := len([]rune(dir)); n > v.w-2 && v.w > 8 {
 		dir = "…" + string([]rune(dir)[n-v.w+3:])
 	}

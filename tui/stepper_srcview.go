@@ -142,7 +142,7 @@ func (v *stepperView) search(query string, dir int, fresh bool) {
 	}
 	if len(matches) == 0 {
 		for _, l := range lines {
-			if strings.Contains(strings.ToLower(l), q) {
+			if strings.Contains(strings.ToLower(expandTabs(l)), q) {
 				v.msg = styleWarn.Render(fmt.Sprintf("%q is only on hidden lines: L shows them", query))
 				return
 			}

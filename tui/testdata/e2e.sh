@@ -59,7 +59,14 @@ trap 'cleanup; rm -f "$status"' EXIT
 start() {
 	rm -f "$status"
 	local size=${SIZE:-100x30}
-	tm new-session -d -s e -x "${size%x*}" -y "${size#*x}" "cd '${CWD:-.}' && env TERM=xterm-256color $* '$bin' ${ARGS:-}; echo \$? > '$status'"
+	# A server killed just before may still be going away: wait for it,
+	# and try again if the new one lost the race.
+	for _ in $(seq 50); do tm ls >/dev/null 2>&1 || break; sleep 0.1; done
+	for try in 1 2 3; do
+		tm new-session -d -s e -x "${size%x*}" -y "${size#*x}" "cd '${CWD:-.}' && env TERM=xterm-256color $* '$bin' ${ARGS:-}; echo \$? > '$status'" && break
+		[ "$try" = 3 ] && fail "tmux would not start a session"
+		sleep 0.5
+	done
 	tm set-option -t e remain-on-exit on
 	wait_for "1 Layout"
 }
