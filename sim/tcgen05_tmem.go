@@ -468,7 +468,12 @@ func (w *Warp) consumeTcld(r int32) {
 // With .cta_group::2 each CTA of the pair copies from its own shared
 // memory (the same descriptor address) into its own TMEM.
 // Decompression (.b8x16.b6x16_p32, .b8x16.b4x16_p64) widens 6- and 4-bit
-// source elements into bytes. Not hardware-verified.
+// source elements into bytes: the source is in the padded formats the
+// names give (and TMA's 16U6_ALIGN16B and 16U4_ALIGN16B write), every 16
+// bytes holding 16 elements packed from bit 0 (12 bytes of 6-bit ones, then
+// 4 bytes of padding; 8 bytes of 4-bit ones, then 8), so a row takes as
+// many bytes in shared memory as in TMEM; each element lands in the low
+// bits of its byte. Not hardware-verified.
 type tcCpShape struct {
 	rows, bytesPerRow int
 	dest              func(r int) []int // the TMEM lanes (relative to taddr) row r goes to
@@ -580,10 +585,10 @@ func (ci *tcCpInfo) start(w *Warp, in *Inst, l int) *tcCp {
 		}
 		x.ctas = append(x.ctas, p)
 	}
-	// The source: rows × (bytesPerRow · srcBits/8) bytes.
-	srcBytes := sh.bytesPerRow * ci.srcBits / 8
+	// The source: rows × bytesPerRow bytes (the decompressed formats are
+	// padded to the same size).
 	rl := max(sh.rows, 8)
-	x.tab = smemOperand(sd, rl, srcBytes, 8, false, true)
+	x.tab = smemOperand(sd, rl, sh.bytesPerRow, 8, false, true)
 	if x.tab.err != nil {
 		w.fault(in, l, "tcgen05.cp: source descriptor %#x: %v", sd, x.tab.err)
 		return nil
@@ -739,21 +744,22 @@ func (x *tcCp) asyncOp() *asyncOp {
 // into every CTA's TMEM.
 func (x *tcCp) complete(op *asyncOp) {
 	sh, srcBits, tab := x.ci.shape, x.ci.srcBits, x.tab
-	srcBytes := sh.bytesPerRow * srcBits / 8
+	n := sh.bytesPerRow
 	for _, cc := range x.ctas {
 		t := cc.tmemState()
 		for r := 0; r < sh.rows; r++ {
-			row := make([]byte, sh.bytesPerRow)
-			for e := 0; e < sh.bytesPerRow; e++ {
+			row := make([]byte, n)
+			for e := 0; e < n; e++ {
 				if srcBits == 8 {
-					row[e] = cc.Smem[tab.addrs[r*srcBytes+e]/8]
+					row[e] = cc.Smem[tab.addrs[r*n+e]/8]
 					continue
 				}
-				// element e of srcBits bits, little-endian bit order
+				// element e%16 of the 16-byte chunk e/16, srcBits bits from
+				// bit (e%16)·srcBits, little-endian bit order
 				var v byte
 				for b := 0; b < srcBits; b++ {
-					bit := e*srcBits + b
-					ba := tab.addrs[r*srcBytes+bit/8] + uint32(bit%8)
+					bit := (e%16)*srcBits + b
+					ba := tab.addrs[r*n+16*(e/16)+bit/8] + uint32(bit%8)
 					v |= (cc.Smem[ba/8] >> (ba % 8) & 1) << b
 				}
 				row[e] = v
