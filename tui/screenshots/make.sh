@@ -25,11 +25,16 @@ tcsim tui --view desc --desc 0x4002004000010048 --snapshot $out/desc.png "${size
 # wgmma.wait_group; wgmma operations in flight and the mbarriers; the
 # Tensor Memory of the tcgen05 GEMM.
 tcsim tui --run fixtures/sim/broken/gemm_missing_wait.ptx "${gemm[@]}" \
-	--snapshot $out/stepper_hazard.png "${size[@]}" --keys 'h'
-tcsim tui "${gemm[@]}" --snapshot $out/stepper_fragment.png "${size[@]}" --keys 'g "790" enter b r ]'
-tcsim tui "${gemm[@]}" --snapshot $out/stepper_async.png "${size[@]}" --keys 'g "380" enter b r r ] ] ] ]'
+	--snapshot $out/stepper_hazard.png "${size[@]}" --keys 'H'
+tcsim tui "${gemm[@]}" --snapshot $out/stepper_fragment.png "${size[@]}" --keys ': "790" enter b r ]'
+tcsim tui "${gemm[@]}" --snapshot $out/stepper_async.png "${size[@]}" --keys ': "380" enter b r r ] ] ] ]'
 tcsim tui --launch fixtures/sim/launch/tcgen05_gemm.json --grid 1 \
-	--snapshot $out/stepper_tmem.png "${size[@]}" --keys 'g "558" enter b r ] ] ]'
+	--snapshot $out/stepper_tmem.png "${size[@]}" --keys ': "558" enter b r ] ] ]'
+
+# 80x24: the stepper stacks its panes (source with the .cu line behind the
+# cursor, registers, hazards) on the same hazard.
+tcsim tui --run fixtures/sim/broken/gemm_missing_wait.ptx "${gemm[@]}" \
+	--snapshot $out/stepper_80x24.png --size 80x24 --scale 1 --keys 'H'
 
 for f in $out/*.png; do
 	n=$(wc -c <"$f")
