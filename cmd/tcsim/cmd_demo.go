@@ -32,8 +32,10 @@ files, no arguments needed), in three steps:
     (fixtures/corpus/gemm_tma_wgmma) is simulated on the CPU and its output
     compared bit for bit with what the H100 wrote;
  2. the same kernel with one planted bug (fixtures/sim/broken/
-    gemm_missing_wait.ptx): the hazard checker reports it at its line, and
-    the fix is the line the bug removed;
+    gemm_missing_wait.ptx, the recorded kernel with its wgmma.wait_group
+    removed): the line the variant changed, the errors the hazard checker
+    reports and where they show, and where the fix goes; and the variant's
+    C against the H100's;
  3. the accumulator fragment of one thread (--thread, default 37) stopped
     before the epilogue's stores, placed by the epilogue bitmath tcsim
     derives for wgmma.m64n128.d.f32 (the seed's frag_row/frag_col), each
@@ -140,8 +142,8 @@ func runDemo(e *env, opts any, args []string) error {
 	fmt.Fprintf(w, "   on files: tcsim replay %s\n", demoCase)
 	fmt.Fprintln(w)
 
-	// 2. A planted bug, at its line, with the fix.
-	fmt.Fprintln(w, "2. A planted bug, reported at its line")
+	// 2. A planted bug: what the variant changed, and what the checker says.
+	fmt.Fprintln(w, "2. A planted bug, found by the hazard checker")
 	bad, err := demoFile(demoBroken)
 	if err != nil {
 		return err
@@ -153,6 +155,32 @@ func runDemo(e *env, opts any, args []string) error {
 	if err := mb.Run(); err != nil {
 		return err
 	}
+	if err := demoBug(w, good, bad, mb); err != nil {
+		return err
+	}
+	same2, _ := sameWords(mustBuffer(mb, "C"), gpuC)
+	fmt.Fprintf(w, "   in the simulator's schedule the refill lands before the wgmma reads: %d of %d elements\n", n-same2, n)
+	fmt.Fprintf(w, "   of its C differ from the H100's (on a GPU it is a race: it may stay hidden until it does not)\n")
+	fmt.Fprintf(w, "   on files: tcsim run %s --launch %s --check\n", demoBroken, demoLaunch)
+	fmt.Fprintf(w, "             tcsim replay %s --ptx %s -q   (its C vs the H100's)\n", demoCase, demoBroken)
+	fmt.Fprintln(w)
+
+	// 3. One thread's accumulator fragment and the epilogue bitmath.
+	if err := demoFragment(w, good, l, simC.Data, o.thread); err != nil {
+		return err
+	}
+	if same != n {
+		return fmt.Errorf("the simulated GEMM is not bit-identical to the H100 (%d of %d elements differ)", n-same, n)
+	}
+	return nil
+}
+
+// demoBug says which line the planted variant changed (the files' diff,
+// not the checker's finding), the errors the checker reports, and where
+// the fix goes: the line a finding names as its cause when it names one
+// other than where it shows, else honestly that the checker shows the
+// symptoms, and where the recorded kernel has the line the variant removed.
+func demoBug(w io.Writer, good, bad []byte, mb *sim.Machine) error {
 	var errs []sim.Finding
 	for _, f := range mb.Findings() {
 		if f.Severity == sim.SevError || f.Severity == sim.SevWarning {
@@ -164,34 +192,37 @@ func runDemo(e *env, opts any, args []string) error {
 	}
 	badLines := strings.Split(string(bad), "\n")
 	goodLines := strings.Split(string(good), "\n")
-	fmt.Fprintf(w, "   %s is the same kernel with one line changed;\n   the hazard checker reports %s, the first:\n", demoBroken, findingSummary(errs))
-	h := errs[0]
-	fmt.Fprintf(w, "   %s: %s [%s]: %s\n", h.Pos, h.Severity, h.Rule, h.Msg)
-	fmt.Fprintf(w, "     %5d | %s\n", h.Pos.Line, sourceLine(badLines, int(h.Pos.Line)))
-	if h.Related.IsValid() {
-		fmt.Fprintf(w, "     related, line %d:\n", h.Related.Line)
-		fmt.Fprintf(w, "     %5d | %s\n", h.Related.Line, sourceLine(badLines, int(h.Related.Line)))
-	}
-	same2, _ := sameWords(mustBuffer(mb, "C"), gpuC)
-	fmt.Fprintf(w, "   in the simulator's schedule the refill lands before the wgmma reads: %d of %d elements\n", n-same2, n)
-	fmt.Fprintf(w, "   of its C differ from the H100's (on a GPU it is a race: it may stay hidden until it does not)\n")
+	changed := 0
 	for i := 0; i < min(len(badLines), len(goodLines)); i++ {
 		if badLines[i] != goodLines[i] {
-			fmt.Fprintf(w, "   the fix, line %d: %s\n", i+1, strings.TrimSpace(goodLines[i]))
-			fmt.Fprintf(w, "     (the planted bug left: %s)\n", strings.TrimSpace(badLines[i]))
+			changed = i + 1
 			break
 		}
 	}
-	fmt.Fprintf(w, "   on files: tcsim run %s --launch %s --check\n", demoBroken, demoLaunch)
-	fmt.Fprintln(w)
-
-	// 3. One thread's accumulator fragment and the epilogue bitmath.
-	if err := demoFragment(w, good, l, simC.Data, o.thread); err != nil {
-		return err
+	if changed == 0 {
+		return fmt.Errorf("%s does not differ from the recorded kernel", demoBroken)
 	}
-	if same != n {
-		return fmt.Errorf("the simulated GEMM is not bit-identical to the H100 (%d of %d elements differ)", n-same, n)
+	fmt.Fprintf(w, "   %s is the recorded kernel with line %d changed:\n", demoBroken, changed)
+	fmt.Fprintf(w, "     %5d | %s   (recorded kernel)\n", changed, sourceLine(goodLines, changed))
+	fmt.Fprintf(w, "     %5d | %s\n", changed, sourceLine(badLines, changed))
+	fmt.Fprintf(w, "   the hazard checker, not told which line changed, reports %s:\n", findingSummary(errs))
+	var named []string
+	for _, h := range errs {
+		fmt.Fprintf(w, "   %s\n", wrapWords(fmt.Sprintf("%s [%s] at line %d: %s", h.Severity, h.Rule, h.Pos.Line, h.Msg), 88, "     "))
+		fmt.Fprintf(w, "     %5d | %s\n", h.Pos.Line, sourceLine(badLines, int(h.Pos.Line)))
+		if h.Related.IsValid() {
+			fmt.Fprintf(w, "     %5d | %s   (related)\n", h.Related.Line, sourceLine(badLines, int(h.Related.Line)))
+		}
+		if c := h.Cause; c.IsValid() && c.Line != h.Pos.Line {
+			named = append(named, fmt.Sprintf("line %d", c.Line))
+		}
 	}
+	if len(named) > 0 {
+		fmt.Fprintf(w, "   the checker names the line to fix: %s (the variant changed line %d)\n", strings.Join(named, ", "), changed)
+		return nil
+	}
+	fmt.Fprintf(w, "   they show where the change is felt, not the line to fix, which the checker does not\n")
+	fmt.Fprintf(w, "   name here: the fix is what the variant removed, line %d of the recorded kernel\n", changed)
 	return nil
 }
 
@@ -304,7 +335,7 @@ func demoFragment(w io.Writer, src []byte, l *launch.Launch, c []byte, tid int) 
 	}
 	fmt.Fprintf(w, "   ... %d values in all; %d of %d equal C at the cell the bitmath names\n", len(regs), match, len(regs))
 	fmt.Fprintf(w, "   on files: tcsim bitmath %s --lang c\n", atomName)
-	fmt.Fprintf(w, "             tcsim tui --launch %s --grid 1   (the stepper: g %d enter b r ])\n", demoLaunch, store)
+	fmt.Fprintf(w, "             tcsim tui --launch %s --grid 1   (the stepper: : %d enter b r ])\n", demoLaunch, store)
 	if match != len(regs) {
 		return fmt.Errorf("%d of thread %d's %d accumulator values differ from C at the cells the bitmath names", len(regs)-match, tid, len(regs))
 	}
@@ -376,5 +407,5 @@ func sourceLine(lines []string, n int) string {
 	if n < 1 || n > len(lines) {
 		return ""
 	}
-	return short(strings.TrimSpace(lines[n-1]))
+	return short(strings.Join(strings.Fields(lines[n-1]), " "))
 }

@@ -23,7 +23,7 @@ import (
 func init() {
 	register(&command{
 		name:    "replay",
-		args:    "CASE_DIR [--check] [--trace FILE] [--schedule S] [--first N]",
+		args:    "CASE_DIR [--ptx VARIANT.ptx] [--check] [--trace FILE] [--schedule S] [--first N]",
 		summary: "run a recorded or captured case on the CPU and compare every output with what the GPU wrote",
 		help: `replay simulates a fixture case (one written by 'tcsim capture' or 'tcsim
 record') on the CPU and compares every buffer, bit for bit, with what the GPU
@@ -40,6 +40,11 @@ left in it:
 The case is checked against its manifest first: a missing or edited file is
 an error that names it.
 
+  --ptx FILE       run FILE's kernel instead of the case's, with the case's
+                   launch and inputs, and compare its outputs with what the
+                   case's kernel wrote on the GPU: a variant (an edited or
+                   planted-bug copy), labelled as one; the case is still
+                   checked against its manifest, FILE is not part of it
   --check          also run the hazard checker (as tcsim run --check)
   --trace FILE     write a JSON-lines trace (--trace-values adds register values)
   --schedule S     lazy (default), latest, eager or random (--seed N)
@@ -54,6 +59,7 @@ is not a case.`,
 		setup: func(fs *flag.FlagSet) any {
 			o := &replayOpts{}
 			fs.BoolVar(&o.check, "check", false, "run the hazard checker")
+			fs.StringVar(&o.ptx, "ptx", "", "run the kernel of `FILE` (a variant) instead of the case's, and compare with the case's GPU outputs")
 			fs.StringVar(&o.trace, "trace", "", "write a JSON-lines trace to `FILE`")
 			fs.BoolVar(&o.traceValues, "trace-values", false, "include written register values in the trace")
 			fs.StringVar(&o.schedule, "schedule", "lazy", "`mode`: lazy, latest, eager or random")
@@ -71,7 +77,7 @@ is not a case.`,
 
 type replayOpts struct {
 	check, traceValues, quiet bool
-	trace, schedule           string
+	trace, schedule, ptx      string
 	seed                      uint64
 	workers, first            int
 	maxSteps                  int64
@@ -122,8 +128,16 @@ func runReplay(e *env, opts any, args []string) error {
 		simOpts.Trace = trace
 	}
 	w := e.stdout
-	ptxPath := filepath.Join(c.Dir, fixtures.PTXFile)
-	m, err := sim.Prepare(ptxPath, c.PTX, c.Launch, simOpts)
+	ptxPath, src := filepath.Join(c.Dir, fixtures.PTXFile), c.PTX
+	if o.ptx != "" {
+		if ptxPath = o.ptx; ptxPath == "" {
+			return usagef("--ptx: empty file name")
+		}
+		if src, err = readPTXFile(o.ptx); err != nil {
+			return err
+		}
+	}
+	m, err := sim.Prepare(ptxPath, src, c.Launch, simOpts)
 	if err != nil {
 		return err
 	}
@@ -143,6 +157,10 @@ func runReplay(e *env, opts any, args []string) error {
 			fmt.Fprintf(w, ", cluster %s", l.Cluster)
 		}
 		fmt.Fprintf(w, ", %d B dynamic shared memory; schedule %s\n", l.SharedMem, sched)
+	}
+	if o.ptx != "" {
+		// printed with -q too: the comparison is not the case's own
+		fmt.Fprintf(w, "  variant: the kernel of %s, not the case's %s; its outputs are compared with what the case's kernel wrote on the GPU\n", o.ptx, fixtures.PTXFile)
 	}
 	if o.timeout > 0 {
 		m.Opts.Deadline = time.Now().Add(o.timeout)
@@ -214,13 +232,17 @@ func runReplay(e *env, opts any, args []string) error {
 		}
 	}
 	printApprox(w, m)
+	variant := ""
+	if o.ptx != "" {
+		variant = " (the variant " + o.ptx + ")"
+	}
 	if bad > 0 {
-		return fmt.Errorf("%d of %d buffers differ from the GPU", bad, total)
+		return fmt.Errorf("%d of %d buffers differ from the GPU%s", bad, total, variant)
 	}
 	if rep.failed() {
 		return fmt.Errorf("%s reported", rep.summary())
 	}
-	fmt.Fprintf(w, "replay: %d of %d buffers bit-identical to the GPU\n", total, total)
+	fmt.Fprintf(w, "replay: %d of %d buffers bit-identical to the GPU%s\n", total, total, variant)
 	return nil
 }
 
