@@ -517,7 +517,7 @@ func (e *explorer) render() string {
 	if sw > 0 {
 		body = sideBySide(grid, e.sideText(sw), e.pane.w, sw, e.h-1)
 	}
-	return fitLine(head+styleDim.Render("  "+e.subjectInfo()), e.w) + "\n" + body
+	return fitStatus(head+styleDim.Render("  "+e.subjectInfo()), e.w) + "\n" + body
 }
 
 // subjectInfo is the short description after the title.
