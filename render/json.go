@@ -41,6 +41,12 @@ type JSONPanel struct {
 	Values     int    `json:"values,omitempty"`
 	ValsPerReg int    `json:"vals_per_reg,omitempty"`
 	ElemBits   int    `json:"elem_bits,omitempty"`
+	// TMEM panels: offsets are lane<<16 | column; CTAs > 1 splits the rows
+	// over a CTA pair; SubBits is the width of elements that share a
+	// 32-bit TMEM cell.
+	TMEM    bool `json:"tmem,omitempty"`
+	CTAs    int  `json:"ctas,omitempty"`
+	SubBits int  `json:"sub_bits,omitempty"`
 }
 
 // JSONCell is one cell: its grid position, its panel and tile coordinate,
@@ -56,6 +62,12 @@ type JSONCell struct {
 	Bank    *int        `json:"bank,omitempty"`
 	Tag     *int        `json:"tag,omitempty"`
 	Label   string      `json:"label,omitempty"`
+	// TMEM cells: the lane and column, the CTA of a pair (CTAs > 1) and
+	// the byte of a sub-word element.
+	Lane   *int `json:"tmem_lane,omitempty"`
+	Column *int `json:"tmem_column,omitempty"`
+	CTA    *int `json:"cta,omitempty"`
+	Byte   *int `json:"byte,omitempty"`
 }
 
 // JSONOwner is one (thread, value) pair.
@@ -81,7 +93,10 @@ func ToJSON(g *Grid, o Options) (*JSONGrid, error) {
 			Name: p.Name, Title: p.Title, Kind: p.Kind.String(), Row0: p.Row0, Col0: p.Col0,
 			Rows: p.Rows, Cols: p.Cols, RowName: p.RowName, ColName: p.ColName,
 			Transposed: p.Transposed, Threads: p.Threads, Values: p.Values,
-			ValsPerReg: p.ValsPerReg, ElemBits: p.ElemBits,
+			ValsPerReg: p.ValsPerReg, ElemBits: p.ElemBits, TMEM: p.TMEM, SubBits: p.SubBits,
+		}
+		if p.TMEM && p.CTAs > 1 {
+			doc.Panels[i].CTAs = p.CTAs
 		}
 	}
 	owners := make([]JSONOwner, 0, len(g.Cells))
@@ -104,6 +119,9 @@ func ToJSON(g *Grid, o Options) (*JSONGrid, error) {
 				if cell.Bank >= 0 {
 					jc.Bank = &cell.Bank
 				}
+				if p.TMEM {
+					jc.tmem(cell, p)
+				}
 			}
 			if cell.Tag >= 0 {
 				jc.Tag = &cell.Tag
@@ -112,6 +130,20 @@ func ToJSON(g *Grid, o Options) (*JSONGrid, error) {
 		}
 	}
 	return doc, nil
+}
+
+// tmem sets a TMEM cell's lane, column, CTA and byte.
+func (jc *JSONCell) tmem(c *Cell, p *Panel) {
+	lane, col := TMEMLane(c.Offset), TMEMColumn(c.Offset)
+	jc.Lane, jc.Column = &lane, &col
+	if p.CTAs > 1 {
+		cta := p.CTA(c.Row)
+		jc.CTA = &cta
+	}
+	if p.SubBits > 0 {
+		b := c.Byte
+		jc.Byte = &b
+	}
 }
 
 // WriteJSON writes the window o.Region of g as a JSONGrid document, one

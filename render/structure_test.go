@@ -246,3 +246,35 @@ func TestTMEMLabels(t *testing.T) {
 		}
 	}
 }
+
+// JSON gives a TMEM cell its lane, column, CTA (of a pair) and byte.
+func TestTMEMJSON(t *testing.T) {
+	for _, tc := range []struct {
+		atom              string
+		row, col          int
+		lane, column, cta int
+		byte              int // -1: none
+		ctaSet            bool
+	}{
+		{"tcgen05.tmem.m256n64.d.cta2", 200, 5, 72, 5, 1, -1, true},
+		{"tcgen05.tmem.sf.m128", 33, 2, 33, 1, 0, 2, false},
+		{"tcgen05.tmem.m128n64.d.cta1", 3, 4, 3, 4, 0, -1, false},
+	} {
+		a, err := catalog.Lookup(tc.atom)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := ToJSON(mustGrid(FromAtom(a)), Options{Region: Region{Row0: tc.row, Row1: tc.row + 1, Col0: tc.col, Col1: tc.col + 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := doc.Cells[0]
+		if c.Lane == nil || *c.Lane != tc.lane || *c.Column != tc.column || (c.CTA != nil) != tc.ctaSet || tc.ctaSet && *c.CTA != tc.cta ||
+			(c.Byte != nil) != (tc.byte >= 0) || tc.byte >= 0 && *c.Byte != tc.byte {
+			t.Errorf("%s (%d,%d): %+v", tc.atom, tc.row, tc.col, c)
+		}
+		if !doc.Panels[0].TMEM || (doc.Panels[0].CTAs == 2) != tc.ctaSet {
+			t.Errorf("%s: panel %+v", tc.atom, doc.Panels[0])
+		}
+	}
+}
