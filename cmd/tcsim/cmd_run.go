@@ -166,18 +166,9 @@ func runRun(e *env, opts any, args []string) error {
 	if err != nil {
 		return usagef("--format %s: %v", o.format, err)
 	}
-	policy := sim.RulePolicy{Strict: o.strict}
-	for _, a := range o.allow {
-		ids, err := sim.MatchRules(a)
-		if err != nil {
-			return usagef("--allow: %v", err)
-		}
-		if policy.Allow == nil {
-			policy.Allow = map[sim.HazardKind]bool{}
-		}
-		for _, id := range ids {
-			policy.Allow[id] = true
-		}
+	policy, err := rulePolicy(o.strict, o.allow)
+	if err != nil {
+		return err
 	}
 	path, ptxSrc, l, _, err := prepareLaunch(&o.launch, args)
 	if err != nil {
@@ -295,6 +286,24 @@ func runRun(e *env, opts any, args []string) error {
 		}
 	}
 	return hazardErr()
+}
+
+// rulePolicy is the policy of --strict and the --allow rules.
+func rulePolicy(strict bool, allow []string) (sim.RulePolicy, error) {
+	policy := sim.RulePolicy{Strict: strict}
+	for _, a := range allow {
+		ids, err := sim.MatchRules(a)
+		if err != nil {
+			return policy, usagef("--allow: %v", err)
+		}
+		if policy.Allow == nil {
+			policy.Allow = map[sim.HazardKind]bool{}
+		}
+		for _, id := range ids {
+			policy.Allow[id] = true
+		}
+	}
+	return policy, nil
 }
 
 // notVerifiedNote is the caveat of every sm_100a run: there is no
