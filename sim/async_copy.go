@@ -139,9 +139,9 @@ func decBulk(d *decoder) error {
 				if bi.multicast && len(in.src) > 4 {
 					mask := uint32(w.src(&in.src[4], 0)[l]) & 0xFFFF
 					targets = nil
-					for r := 0; r < len(u.ctas); r++ {
+					for r, tc := range c.clusterCTAs() {
 						if mask>>r&1 == 1 {
-							targets = append(targets, u.ctas[r])
+							targets = append(targets, tc)
 						}
 					}
 				}

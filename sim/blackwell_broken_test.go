@@ -1,5 +1,13 @@
 package sim
 
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tcsim/tcsim/launch"
+)
+
 // The Blackwell plants beyond those of broken_test.go: the same generator
 // (edits of a fixture's PTX that keep its line numbers), checked by
 // TestBrokenVariants under every schedule. Each has its correct control:
@@ -40,4 +48,117 @@ func init() {
 		}
 	}
 	brokenCases = append(brokenCases, blackwellBrokenCases...)
+}
+
+// The TMEM lifecycle of CTAs sharing an SM: sm_share (fixtures/sim/
+// blackwell) run with two CTAs per SM, and its plants, generated and
+// checked like broken_test.go's under every schedule, exactly.
+const smShareBase, smShareLaunch = "../sim/blackwell/sm_share.sm_100a.ptx", "../blackwell/sm_share"
+
+var smShareCases = []brokenCase{
+	{name: "sm_share_no_relinquish", base: smShareBase, launch: smShareLaunch,
+		bug:   "tcgen05.relinquish_alloc_permit removed: the CTA keeps the SM's allocation permit, and the other CTA of the SM waits for it until the first exits",
+		edits: []edit{{37, "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;", ""}},
+		want:  map[HazardKind][]int{HzTmemPermit: {36}}},
+	{name: "sm_share_missing_dealloc", base: smShareBase, launch: smShareLaunch,
+		bug:   "tcgen05.dealloc removed: the first CTA of each SM exits holding all 512 columns, and the second CTA's tcgen05.alloc never completes",
+		edits: []edit{{66, "tcgen05.dealloc.cta_group::1.sync.aligned.b32 %r5, 512;", ""}},
+		want:  map[HazardKind][]int{HzTmemAlloc: {36}}, faults: true},
+}
+
+// smShareSchedules are the schedules of the SM-sharing kernel and plants.
+var smShareSchedules = []Options{{Schedule: Lazy}, {Schedule: Eager}, {Schedule: Latest},
+	{Schedule: Random, Seed: 1}, {Schedule: Random, Seed: 2}, {Schedule: Random, Seed: 21}}
+
+func runSMShare(t *testing.T, path string, src []byte, o Options) (*Machine, error) {
+	t.Helper()
+	l, err := launch.ReadLaunch("../fixtures/sim/blackwell/sm_share.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Check = true
+	m, err := Prepare(path, src, l, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, m.Run()
+}
+
+// TestSMShare: the correct kernel, with 1, 2 and 4 CTAs per SM, is silent
+// and every CTA reads back its own values (the CTAs of an SM allocate
+// all 512 columns one after another).
+func TestSMShare(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("../fixtures/kernels", smShareBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{1, 2, 4} {
+		for _, o := range smShareSchedules {
+			o.CTAsPerSM = k
+			m, err := runSMShare(t, "sm_share.sm_100a.ptx", src, o)
+			if err != nil {
+				t.Fatalf("%d per SM, %s: %v", k, o.Schedule, err)
+			}
+			for _, f := range m.Findings() {
+				if f.Severity <= SevWarning {
+					t.Errorf("%d per SM, %s: %s %s at %s: %s", k, o.Schedule, f.Severity, f.Rule, f.Pos, f.Msg)
+				}
+			}
+			for i, v := range out32(t, m) {
+				cta, tid, j := i/512, i%512/4, i%4
+				if want := uint32(cta*1000 + tid*4 + j); v != want {
+					t.Fatalf("%d per SM, %s: out[%d] = %d, want %d", k, o.Schedule, i, v, want)
+				}
+			}
+		}
+	}
+}
+
+// TestSMSharePlants: each plant reports its rule at its cause line, and
+// nothing else, under every schedule with two CTAs per SM; with one CTA
+// per SM the permit plant is silent (nothing waits) and the dealloc plant
+// reports only the CTA's own exit with the columns allocated.
+func TestSMSharePlants(t *testing.T) {
+	base, err := os.ReadFile(filepath.Join("../fixtures/kernels", smShareBase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bc := range smShareCases {
+		t.Run(bc.name, func(t *testing.T) {
+			want, err := bc.apply(base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(brokenDir, bc.name+".ptx")
+			if *update {
+				if err := os.WriteFile(path, want, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./sim -run TestSMSharePlants -update)", err)
+			}
+			if string(src) != string(want) {
+				t.Fatalf("%s differs from what the generator makes; run with -update", path)
+			}
+			for _, o := range smShareSchedules {
+				o.CTAsPerSM = 2
+				m, err := runSMShare(t, path, src, o)
+				if bc.faults != (err != nil) {
+					t.Errorf("%s: the run ended with %v (faults: %v)", o.Schedule, err, bc.faults)
+				}
+				checkFindings(t, m.Findings(), bc.want, true)
+			}
+			m, err := runSMShare(t, path, src, Options{})
+			if err != nil {
+				t.Fatalf("one CTA per SM: %v", err)
+			}
+			alone := map[HazardKind][]int{}
+			if bc.faults {
+				alone[HzTmemAlloc] = []int{36}
+			}
+			checkFindings(t, m.Findings(), alone, true)
+		})
+	}
 }

@@ -500,7 +500,7 @@ func decMapa(d *decoder) error {
 	d.in.fn = func(w *Warp, in *Inst, m uint32) {
 		a, b := w.src(&in.src[0], 0), w.src(&in.src[1], 1)
 		dd := w.reg(in.dst[0].R)
-		n := uint64(len(w.cta.u.ctas))
+		n := uint64(len(w.cta.clusterCTAs()))
 		forLanes(m, func(l int) {
 			addr := a[l]
 			if generic {

@@ -108,6 +108,10 @@ type Options struct {
 	// Policy says which hazard rules are reported and how severe they are
 	// (--strict, --allow).
 	Policy RulePolicy
+	// CTAsPerSM is how many CTAs of a launch without clusters run
+	// together on one SM, sharing its Tensor Memory (tcgen05_sm.go): 0 or
+	// 1 runs each CTA alone.
+	CTAsPerSM int
 }
 
 // Machine is one launch of a program: global memory, the parameter space,
@@ -369,7 +373,10 @@ func (m *Machine) Outputs() []Output {
 // out-of-bounds access, an unsupported instruction, a deadlock, the step
 // limit); hazards are collected either way (Hazards).
 func (m *Machine) Run() error {
-	units := m.units()
+	if err := m.checkColocation(); err != nil {
+		return err
+	}
+	units := m.smUnits(m.units())
 	workers := m.Opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -384,10 +391,11 @@ func (m *Machine) Run() error {
 	m.parallel = workers > 1
 	if workers <= 1 {
 		for i := 0; i < units.Len() && !m.stopped.Load(); i++ {
-			if !m.claimUnit(i) {
+			ids := units.claim(i)
+			if ids == nil {
 				continue
 			}
-			if err := m.runUnit(units.At(i)); err != nil {
+			if err := m.runUnit(ids); err != nil {
 				m.setErr(err)
 				break
 			}
@@ -404,10 +412,11 @@ func (m *Machine) Run() error {
 					if i >= units.Len() {
 						return
 					}
-					if !m.claimUnit(i) {
+					ids := units.claim(i)
+					if ids == nil {
 						continue
 					}
-					if err := m.runUnit(units.At(i)); err != nil {
+					if err := m.runUnit(ids); err != nil {
 						m.setErr(err)
 						return
 					}
@@ -450,6 +459,7 @@ type unit struct {
 	seqNo    uint64
 	cluster  *clusterBarrier
 	shadow   bool
+	sm       *smState // the SM's TMEM allocator when the unit is the CTAs of an SM (tcgen05_sm.go)
 }
 
 // CTA is one thread block.
@@ -498,7 +508,13 @@ func (m *Machine) newUnit(ids [][3]int) *unit {
 		}
 		u.rng = rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	}
+	if m.colocated() {
+		u.sm = &smState{reported: map[*CTA]uint8{}}
+	}
 	for r, id := range ids {
+		if u.sm != nil {
+			r = 0 // CTAs of one SM, each alone in its cluster
+		}
 		c := &CTA{u: u, ID: id, Rank: r, mbars: map[uint32]*mbarrier{}}
 		c.Linear = id[0] + m.Grid[0]*(id[1]+m.Grid[1]*id[2])
 		c.sharedBase = uint64(r) << 24

@@ -61,8 +61,8 @@ func resolve(sp ptx.Space, addr uint64) (memSpace, uint64) {
 // issuing CTA's; mapa encodes rank r as (r+1)<<24.
 func (c *CTA) clusterShared(addr uint64) (*CTA, uint64, bool) {
 	r := int(addr >> 24)
-	if r == 0 && !c.u.m.Clustered {
-		return c, addr, true
+	if !c.u.m.Clustered {
+		return c, addr, r == 0
 	}
 	if r >= len(c.u.ctas) || addr>>32 != 0 {
 		return nil, 0, false

@@ -85,6 +85,7 @@ const (
 	HzSetmaxnreg       HazardKind = "setmaxnreg/count"
 	// tcgen05 and Tensor Memory
 	HzTmemAlloc      HazardKind = "tcgen05/alloc"
+	HzTmemPermit     HazardKind = "tcgen05/alloc-permit"
 	HzTmemLane       HazardKind = "tcgen05/lane-quarter"
 	HzTcgenWaitLd    HazardKind = "tcgen05/ld-before-wait"
 	HzTcgenWaitSt    HazardKind = "tcgen05/st-before-wait"
@@ -221,7 +222,9 @@ var ruleTable = []Rule{
 		"The count must be a multiple of 8 in 24..256; .inc must not lower and .dec must not raise the warpgroup's registers."},
 	// tcgen05
 	{HzTmemAlloc, SevError, isaTcgen05 + " (tcgen05.alloc, dealloc, relinquish_alloc_permit)", "Tensor Memory allocation rules",
-		"Columns must be allocated (power of two, 32..512) before use and freed before the CTA exits; no allocation after relinquish_alloc_permit."},
+		"Columns must be allocated (power of two, 32..512) before use and freed before the CTA exits; no allocation after relinquish_alloc_permit. With CTAs sharing an SM (tcsim run --ctas-per-sm N), a tcgen05.alloc that waits for columns a co-resident CTA left allocated when it exited can never complete."},
+	{HzTmemPermit, SevWarning, isaTcgen05 + " (tcgen05.alloc, relinquish_alloc_permit)", "a CTA keeps the SM's TMEM allocation permit while a co-resident CTA waits to allocate",
+		"With CTAs sharing an SM (tcsim run --ctas-per-sm N, not hardware-verified), a CTA takes the SM's allocation permit with its tcgen05.alloc and keeps it until tcgen05.relinquish_alloc_permit or its exit; a co-resident CTA's tcgen05.alloc waits for it. A CTA that never relinquishes serializes the CTAs of the SM (and deadlocks if it waits for the one it blocks). Fix: tcgen05.relinquish_alloc_permit right after the CTA's last tcgen05.alloc, as CUTLASS does."},
 	{HzTmemLane, SevError, isaTcgen05 + " (tcgen05.ld/st data movement shapes)", "a warp touches TMEM lanes outside its quarter",
 		"Warp w of a warpgroup can access TMEM lanes 32·(w%4) .. 32·(w%4)+31 only."},
 	{HzTcgenWaitLd, SevError, isaTcgen05 + " (tcgen05.wait)", "TMEM released while a tcgen05.ld of it is incomplete",

@@ -329,9 +329,14 @@ func execTcAlloc(w *Warp, in *Inst, m uint32) {
 		w.fault(in, l, "tcgen05.alloc: nCols %d is invalid", n)
 		return
 	}
-	if t.relinquish {
+	if t.relinquish && w.retryPC != in.PC {
 		mach.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID,
 			Msg: "tcgen05.alloc after tcgen05.relinquish_alloc_permit: the CTA gave up its right to allocate"})
+	}
+	if !w.smPermit(in) {
+		// a co-resident CTA holds the SM's allocation permit
+		w.block(waitInfo{kind: waitSpin, spinAt: c.u.progress})
+		return
 	}
 	col := -1
 	if pair && len(t.pairQ) > 0 {
@@ -346,13 +351,17 @@ func execTcAlloc(w *Warp, in *Inst, m uint32) {
 		t.allocs[uint32(col)] = tmemAlloc{col: col, n: n, pc: in.PC, warp: w.ID}
 	} else {
 		for s := 0; s+n <= tmemCols; s += n {
-			if t.free(s, n) && (peer == nil || peer.tmemState().free(s, n)) {
+			if t.free(s, n) && (peer == nil || peer.tmemState().free(s, n)) && c.smFree(s, n) {
 				col = s
 				break
 			}
 		}
 		if col < 0 {
 			// tcgen05.alloc blocks until columns are free.
+			if w.smLeaked(in, n) {
+				w.fault(in, l, "tcgen05.alloc of %d columns can never complete: a co-resident CTA exited holding the SM's TMEM columns", n)
+				return
+			}
 			w.block(waitInfo{kind: waitSpin, spinAt: c.u.progress})
 			return
 		}
@@ -414,6 +423,7 @@ func decTcRelinquish(d *decoder) error {
 		w.alignedCheck(in, m)
 		w.ctaGroup(in)
 		w.cta.tmemState().relinquish = true
+		w.cta.smRelinquish()
 	}
 	return nil
 }
@@ -452,18 +462,19 @@ func decTcCommit(d *decoder) error {
 			var targets []*mbarrier
 			if multicast {
 				mask := uint32(w.src(&in.src[1], 1)[l]) & 0xFFFF
-				if mask == 0 || mask>>len(u.ctas) != 0 {
-					u.m.mbarHazard(w, in, 1<<l, HzMulticastMask, "tcgen05.commit .multicast::cluster with ctaMask %#x: the cluster has %d CTAs (ranks 0-%d); a mask bit names a CTA that does not exist, or no CTA at all", mask, len(u.ctas), len(u.ctas)-1)
+				cl := w.cta.clusterCTAs()
+				if mask == 0 || mask>>len(cl) != 0 {
+					u.m.mbarHazard(w, in, 1<<l, HzMulticastMask, "tcgen05.commit .multicast::cluster with ctaMask %#x: the cluster has %d CTAs (ranks 0-%d); a mask bit names a CTA that does not exist, or no CTA at all", mask, len(cl), len(cl)-1)
 				} else if pairCommit {
 					if p := w.cta.peer(); p != nil && (mask>>p.Rank&1 == 0 || mask>>w.cta.Rank&1 == 0) {
 						u.m.mbarHazard(w, in, 1<<l, HzMulticastMask, "tcgen05.commit.cta_group::2 with ctaMask %#x leaves out CTA rank %d of the pair (ranks %d and %d): the pair's MMAs write both CTAs' TMEM, and a CTA whose mbarrier is not signalled cannot know when its accumulator is ready", mask, map[bool]int{true: p.Rank, false: w.cta.Rank}[mask>>p.Rank&1 == 0], w.cta.Rank&^1, w.cta.Rank|1)
 					}
 				}
-				for r := 0; r < len(u.ctas); r++ {
+				for r := 0; r < len(cl); r++ {
 					if mask>>r&1 == 0 {
 						continue
 					}
-					t := u.ctas[r].mbars[off]
+					t := cl[r].mbars[off]
 					if t == nil || !t.live {
 						u.m.mbarHazard(w, in, 1<<l, HzMbarUninit, "tcgen05.commit multicasts to the mbarrier at %#x of CTA rank %d, which is not initialized", off, r)
 						continue

@@ -434,9 +434,9 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			if bi.multicast {
 				mask := uint32(w.src(&in.src[3+bi.ncoord], 2)[l]) & 0xFFFF
 				targets = nil
-				for r := 0; r < len(u.ctas); r++ {
+				for r, tc := range w.cta.clusterCTAs() {
 					if mask>>r&1 == 1 {
-						targets = append(targets, u.ctas[r])
+						targets = append(targets, tc)
 					}
 				}
 			}

@@ -68,6 +68,10 @@ description as 'tcsim gpu run' and prints the --out buffers the same way.
   --schedule S     lazy (default: asynchronous work completes at the wait that
                    needs it), latest (copies too), eager (at issue), or random
                    (seeded interleavings; --seed N)
+  --ctas-per-sm N  run N CTAs of a launch without clusters together on one SM,
+                   sharing its Tensor Memory: a tcgen05.alloc waits for columns
+                   and for the allocation permit that a co-resident CTA holds
+                   (default 1: each CTA alone)
 ×N after a finding's site is the number of times it was seen there (in
 several CTAs, warps or loop iterations).
 An out-of-bounds access stops the run with the address, the nearest buffer and
@@ -98,6 +102,7 @@ Example:
 			fs.Uint64Var(&o.seed, "seed", 1, "seed of the random schedule")
 			fs.IntVar(&o.workers, "workers", 0, "CTAs simulated at once (0: every core)")
 			fs.IntVar(&o.quantum, "quantum", 0, "instructions a warp runs before the next warp's turn (0: 64; 1 interleaves as the TUI stepper does)")
+			fs.IntVar(&o.ctasPerSM, "ctas-per-sm", 1, "CTAs of a launch without clusters that run together on one SM, sharing its Tensor Memory")
 			fs.IntVar(&o.device, "device", 0, "GPU `ordinal` for --compare-gpu")
 			fs.IntVar(&o.limit, "limit", 1024, "print at most `N` elements of each printed output")
 			fs.BoolVar(&o.quiet, "q", false, "print only hazards and outputs")
@@ -126,6 +131,7 @@ type runOpts struct {
 	trace       string
 	traceValues bool
 	quantum     int
+	ctasPerSM   int
 	compareGPU  bool
 	breaks      multiFlag
 	until       string
@@ -181,10 +187,13 @@ func runRun(e *env, opts any, args []string) error {
 	if o.quantum < 0 {
 		return usagef("--quantum %d: must be 0 (the default, 64) or more", o.quantum)
 	}
+	if o.ctasPerSM < 1 {
+		return usagef("--ctas-per-sm %d: must be 1 (the default) or more", o.ctasPerSM)
+	}
 	if err := checkSimLimits(o.workers, o.maxSteps, o.timeout, o.maxMemory); err != nil {
 		return err
 	}
-	simOpts := sim.Options{Schedule: sched, Seed: o.seed, Check: o.check, MaxSteps: o.maxSteps, Workers: o.workers, TraceValues: o.traceValues, Quantum: o.quantum, Policy: policy, MaxMemory: o.maxMemory}
+	simOpts := sim.Options{Schedule: sched, Seed: o.seed, Check: o.check, MaxSteps: o.maxSteps, Workers: o.workers, TraceValues: o.traceValues, Quantum: o.quantum, Policy: policy, MaxMemory: o.maxMemory, CTAsPerSM: o.ctasPerSM}
 	var trace *traceFile
 	if o.trace != "" {
 		if trace, err = createTrace(o.trace); err != nil {
