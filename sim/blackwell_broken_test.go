@@ -28,6 +28,10 @@ var blackwellBrokenCases = []brokenCase{
 		bug:   "the wait for the MMA's commit names parity 1, which the fresh mbarrier passes at once: warp 1 refills the scale factors and the warps read D before the MMA is complete",
 		edits: []edit{{123, "mbarrier.try_wait.parity.shared::cta.b64 \t%p6, [%r5], 0;", "\tmbarrier.try_wait.parity.shared::cta.b64 \t%p6, [%r5], 1;"}},
 		want:  map[HazardKind][]int{HzMbarPhase: {123}}, anyEnd: true},
+	{name: "atmem_reuse_before_commit", base: "../sim/blackwell/atmem_gemm.sm_100a.ptx", launch: "../blackwell/atmem_gemm",
+		bug:   "the warps no longer wait for the first MMA's commit before overwriting its A operand in TMEM with tcgen05.st: the in-flight MMA may read the new rows",
+		edits: []edit{{113, "mbarrier.try_wait.parity.shared::cta.b64 \t%p6, [%r5], 0;", "\tsetp.eq.u32 \t%p6, %r1, %r1;"}},
+		want:  map[HazardKind][]int{HzTcgenInFlight: {119}}},
 }
 
 // blackwellCauseLines are the cause lines of broken_test.go's Blackwell

@@ -39,7 +39,9 @@ type tmemState struct {
 	// it early (before anything wrote it, or before its writer completed)
 	asyncW, prevW, asyncR []*tmemOp
 	readEarly             []bool
-	chains                map[int]*commitChain // per thread of this CTA: its tcgen05.commits
+	prevWrittenBy         []epoch // the write before writtenBy's
+
+	chains map[int]*commitChain // per thread of this CTA: its tcgen05.commits
 }
 
 type tmemAlloc struct {

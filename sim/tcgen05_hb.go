@@ -116,6 +116,10 @@ func (t *tmemState) hbCells() {
 	t.prevW = make([]*tmemOp, n)
 	t.asyncR = make([]*tmemOp, n)
 	t.readEarly = make([]bool, n)
+	t.prevWrittenBy = make([]epoch, n)
+	for i := range t.prevWrittenBy {
+		t.prevWrittenBy[i] = noEpoch
+	}
 }
 
 // setAsyncWrite makes op the last asynchronous writer of cell idx.
@@ -134,6 +138,7 @@ func (t *tmemState) clearHB(idx int) {
 	}
 	t.asyncW[idx], t.prevW[idx], t.asyncR[idx] = nil, nil, nil
 	t.readEarly[idx] = false
+	t.prevWrittenBy[idx] = noEpoch
 }
 
 // ldCheck checks a tcgen05.ld by warp w of cell idx against the

@@ -477,6 +477,17 @@ func (x *tcMma) noteRead(t *tmemState, idx int) {
 					Detail:  "another thread's copy into the MMA's TMEM operands must be complete and synchronized (its tcgen05.commit's mbarrier phase) before the MMA is issued",
 					Related: u.m.Prog.pos(&u.m.Prog.Insts[o.pc])})
 			}
+		} else if e := t.writtenBy[idx]; e.slot >= 0 && !u.race.ordered(e, x.w.uid) && u.race.ordered(t.prevWrittenBy[idx], x.w.uid) && t.prevWrittenBy[idx].slot >= 0 {
+			// the MMA was ordered after the previous store of the cell: the
+			// new store overwrote its operand before the MMA was issued,
+			// not ordered after the MMA's completion
+			x.raceReported = true
+			sw := u.warps[e.slot]
+			u.m.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: int(e.pc), CTA: sw.cta.ID, Warp: sw.ID,
+				Msg: fmt.Sprintf("tcgen05.st overwrites TMEM (lane %d, column %d) that a tcgen05.mma of warp %d reads (its scale factors or A operand), before that MMA was even issued: nothing orders the store after the MMA's completion",
+					idx/tmemCols, idx%tmemCols, x.w.ID),
+				Detail:  "wait for the phase of the mbarrier that the MMA's tcgen05.commit arrives on before overwriting its TMEM operands",
+				Related: u.m.Prog.pos(x.in)})
 		} else if e := t.writtenBy[idx]; e.slot >= 0 && !u.race.ordered(e, x.w.uid) {
 			x.raceReported = true
 			x.hazard(Hazard{Kind: HzTmemRace, Severity: SevError,

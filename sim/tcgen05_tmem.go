@@ -251,6 +251,7 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		}
 		t.written[idx] = true
 		if t.writtenBy != nil {
+			t.prevWrittenBy[idx] = t.writtenBy[idx]
 			t.writtenBy[idx] = epoch{slot: int32(w.uid), clock: c.u.race.vc[w.uid][w.uid], pc: int32(in.PC)}
 		}
 	})
@@ -684,6 +685,7 @@ func (x *tcCp) raceWrites() {
 						Related: u.m.Prog.pos(&u.m.Prog.Insts[o.pc])})
 				}
 			}
+			t.prevWrittenBy[idx] = t.writtenBy[idx]
 			t.writtenBy[idx] = e
 			t.setAsyncWrite(idx, x.op)
 			return true
