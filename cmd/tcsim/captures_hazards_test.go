@@ -12,8 +12,9 @@ import (
 
 // TestCapturedKernelsHazards runs the hazard checker on the production
 // kernels whose raw records are not committed as cases (Triton's TMA
-// persistent matmul, tcsim's warp-specialized GEMMs ws_gemm_coop and
-// ws_gemm_pingpong; sim's TestHazardCorpus covers the committed ones): see
+// persistent matmul, tcsim's warp-specialized GEMMs ws_gemm_coop,
+// ws_gemm_pingpong and ws_gemm_batched; sim's TestHazardCorpus covers the
+// committed ones): see
 // checkSchedules.
 func TestCapturedKernelsHazards(t *testing.T) {
 	for _, k := range capturedKernels {

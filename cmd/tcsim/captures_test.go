@@ -36,6 +36,7 @@ var capturedKernels = []struct {
 	{"triton_tma_persistent", "matmul_tma_persistent", "", "bit-exact", ""},
 	{"ws_gemm_coop", "ws_gemm_coop", "", "bit-exact", "624 bytes, 3 CUtensorMap(s)"},
 	{"ws_gemm_pingpong", "ws_gemm_pingpong", "", "bit-exact", "624 bytes, 3 CUtensorMap(s)"},
+	{"ws_gemm_batched", "ws_gemm_batched", "", "bit-exact", "752 bytes, 4 CUtensorMap(s)"},
 }
 
 func TestCapturedKernels(t *testing.T) {
