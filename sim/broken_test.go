@@ -160,6 +160,125 @@ var brokenCases = []brokenCase{
 		edits: []edit{{359, "or.b64  \t%rd36, %rd48, 274878431232;", "\tor.b64  \t%rd36, %rd48, 549756338176;"}},
 		want:  map[HazardKind][]int{HzDescLayout: {359}}},
 
+	// One plant per rule (TestRulesPlanted): the rules that had none.
+	{name: "gemm_skip_wait", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "the consumers no longer wait on the full mbarrier: the wgmmas read the stage before the TMA copies have landed",
+		edits: []edit{{314, "mbarrier.try_wait.parity.shared::cta.b64 done, [%r11], %r45;", ""}, {315, "@!done bra TC_WAIT_0;", ""}},
+		want:  map[HazardKind][]int{HzAsyncEarlyRead: {359, 380, 407, 425, 452, 470, 497, 515}}},
+	{name: "gemm_copy_overlap", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "the prologue's B copy targets A's buffer: two copies in flight write the same shared bytes",
+		edits: []edit{{132, "add.s32 \t%r32, %r28, 32768;", "\tadd.s32 \t%r32, %r28, 0;"}},
+		want:  map[HazardKind][]int{HzAsyncOverlap: {135}}},
+	{name: "gemm_init_count_zero", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "mbarrier.init with an arrival count of 0",
+		edits: []edit{{63, "mov.u32 \t%r22, 1;", "\tmov.u32 \t%r22, 0;"}},
+		want:  map[HazardKind][]int{HzMbarCount: {65, 69}}},
+	{name: "gemm_tx_range", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "the prologue's expect_tx arms 2^20 bytes: the tx-count leaves its range (and the phase never completes)",
+		edits: []edit{{110, "mov.u32 \t%r27, 32768;", "\tmov.u32 \t%r27, 1048576;"}},
+		want:  map[HazardKind][]int{HzMbarTx: {113}}, hangs: true},
+	{name: "gemm_uncommitted", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "wgmma.commit_group removed: wgmma.wait_group waits for no group, the wgmmas stay in flight while the stage is refilled and the accumulators are read",
+		edits: []edit{{522, "wgmma.commit_group.sync.aligned;", ""}},
+		want:  map[HazardKind][]int{HzWgmmaCommit: {527}}},
+	{name: "gemm_wait_uninit", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "the consumers wait on the mbarrier 16 bytes past the stage's: nothing initialized it",
+		edits: []edit{{314, "mbarrier.try_wait.parity.shared::cta.b64 done, [%r11], %r45;", "mbarrier.try_wait.parity.shared::cta.b64 done, [%r11+16], %r45;"}},
+		want:  map[HazardKind][]int{HzMbarUninit: {314}}, hangs: true},
+	{name: "gemm_mbar_overwrite", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "thread 0 stores a word over the first mbarrier right after initializing it",
+		edits: []edit{{76, "", "\tst.shared.u32 \t[%r19], %r22;"}},
+		want:  map[HazardKind][]int{HzMbarGenericWrite: {76}}},
+	{name: "gemm_reinit_live", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "the prologue re-initializes the full mbarrier after its expect_tx: the armed bytes are lost and the phase never completes",
+		edits: []edit{{116, "shl.b32 \t%r41, %r129, 14;", "\tmbarrier.init.shared::cta.b64 [%r26], %r22; shl.b32 \t%r41, %r129, 14;"}},
+		want:  map[HazardKind][]int{HzMbarReinit: {116}}, hangs: true},
+	{name: "gemm_acc_write", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "an accumulator register is zeroed between wgmma.commit_group and wgmma.wait_group",
+		edits: []edit{{524, ".loc\t1 76 5", "\tmov.f32 \t%f2048, 0f00000000;"}},
+		want:  map[HazardKind][]int{HzWgmmaAccWrite: {524}}},
+	{name: "gemm_setmaxnreg", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "setmaxnreg.dec to 200 registers, then setmaxnreg.dec to 232: .dec raises the count",
+		edits: []edit{{80, ".loc\t1 49 5", "\tsetmaxnreg.dec.sync.aligned.u32 200; setmaxnreg.dec.sync.aligned.u32 232;"}},
+		want:  map[HazardKind][]int{HzSetmaxnreg: {80}}},
+	{name: "gemm_not_tmap", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "prefetch.tensormap of the tensor map's address plus 64: not a tensor map",
+		edits: []edit{{92, "", "\tprefetch.tensormap \t[%rd9+64];"}},
+		want:  map[HazardKind][]int{HzTensorMap: {92}}},
+	{name: "gemm_wg_divergence", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "the first wgmma's A descriptor depends on the warp: the warps of the warpgroup issue it with different operands",
+		edits: []edit{{343, "or.b64  \t%rd14, %rd33, 4611686293305360384;", "\tor.b64  \t%rd14, %rd33, 4611686293305360384; cvt.u64.u32 \t%rd33, %r4; shr.u64 \t%rd33, %rd33, 5; add.s64 \t%rd14, %rd14, %rd33;"}},
+		want:  map[HazardKind][]int{HzWgmmaAligned: {359}}},
+	{name: "gemm_swizzle_base", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug: "the shared-memory base is 1024-byte aligned plus 128: the 128B-swizzled TMA destinations start mid-pattern",
+		edits: []edit{{58, "and.b64  \t%rd8, %rd7, -1024;", "\tand.b64  \t%rd8, %rd7, -1024; add.s64 \t%rd8, %rd8, 128;"},
+			{104, "and.b64  \t%rd13, %rd12, -1024;", "\tand.b64  \t%rd13, %rd12, -1024; add.s64 \t%rd13, %rd13, 128;"},
+			{303, "and.b64  \t%rd32, %rd31, -1024;", "\tand.b64  \t%rd32, %rd31, -1024; add.s64 \t%rd32, %rd32, 128;"}},
+		want: map[HazardKind][]int{HzTmaSwizzleAlign: {126, 135, 812, 817}}},
+	{name: "attention_a_write", base: attnBase, launch: "attention_step_exact",
+		bug:   "an A register of the register-A wgmma is overwritten before wgmma.wait_group",
+		edits: []edit{{1796, ".loc\t1 130 3", "\tmov.u32 \t%r174, 0;"}},
+		want:  map[HazardKind][]int{HzWgmmaAWrite: {1796}}},
+	{name: "attention_a_read", base: attnBase, launch: "attention_step_exact",
+		bug:   "an A register of the register-A wgmma is read before wgmma.wait_group",
+		edits: []edit{{1796, ".loc\t1 130 3", "\tmov.u32 \t%r383, %r174;"}},
+		want:  map[HazardKind][]int{HzWgmmaAReadFlight: {1796}}},
+	{name: "attention_acc_write", base: attnBase, launch: "attention_step_exact",
+		bug:   "an accumulator register of P·V is zeroed before wgmma.wait_group",
+		edits: []edit{{1796, ".loc\t1 130 3", "\tmov.f32 \t%f418, 0f00000000;"}},
+		want:  map[HazardKind][]int{HzWgmmaAccWrite: {1796}}},
+	{name: "attention_exit_inflight", base: attnBase, launch: "attention_step_exact",
+		bug:   "the kernel returns right after committing P·V, with the wgmmas in flight",
+		edits: []edit{{1796, ".loc\t1 130 3", "\tret;"}},
+		want:  map[HazardKind][]int{HzWgmmaExit: {1748, 1761, 1774, 1787}}},
+	{name: "epilogue_source_overwrite", base: "epilogue_stmatrix.sm_90a.ptx", launch: "epilogue_stmatrix",
+		bug:   "thread 0 writes the staging tile between the TMA store's commit and its wait_group.read",
+		edits: []edit{{749, ".loc\t1 71 5", "\tst.shared.u32 \t[%r280], %r269;"}},
+		want:  map[HazardKind][]int{HzAsyncSourceReuse: {749}}},
+	{name: "epilogue_divergent_stmatrix", base: "epilogue_stmatrix.sm_90a.ptx", launch: "epilogue_stmatrix",
+		bug:   "only lanes 0-15 execute the first stmatrix.sync.aligned",
+		edits: []edit{{651, "stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r237], {%r233, %r234, %r235, %r236};", "\tsetp.lt.u32 \t%p9, %r270, 16; @%p9 stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r237], {%r233, %r234, %r235, %r236};"}},
+		want:  map[HazardKind][]int{HzWarpAligned: {651}}, faults: true},
+	{name: "warp_transpose_divergent_syncwarp", base: handoffBase, launch: "warp_transpose",
+		bug:   "only lanes 0-15 execute bar.warp.sync -1",
+		edits: []edit{{319, "bar.warp.sync \t-1;", "\tsetp.lt.u32 \t%p2, %r2, 16; @%p2 bar.warp.sync \t-1;"}},
+		want:  map[HazardKind][]int{HzWarpSyncDiverged: {319}}},
+	{name: "warp_transpose_shfl_mask", base: handoffBase, launch: "warp_transpose",
+		bug:   "lanes 0-15 execute a shfl.sync whose membermask names all 32 lanes",
+		edits: []edit{{316, "cvta.to.global.u64 \t%rd16, %rd8;", "\tsetp.lt.u32 \t%p2, %r2, 16; @%p2 shfl.sync.idx.b32 \t%r29, %r2, 0, 31, -1; cvta.to.global.u64 \t%rd16, %rd8;"}},
+		want:  map[HazardKind][]int{HzWarpSync: {316}}},
+	{name: "warp_transpose_count_mix", base: handoffBase, launch: "warp_transpose",
+		bug:   "warps 0-1 arrive at barrier 1 with no thread count, warps 2-3 with 128: one phase, two counts",
+		edits: []edit{{316, "cvta.to.global.u64 \t%rd16, %rd8;", "\tsetp.lt.u32 \t%p2, %r1, 2; @%p2 bar.sync \t1; @!%p2 bar.sync \t1, 128; cvta.to.global.u64 \t%rd16, %rd8;"}},
+		want:  map[HazardKind][]int{HzBarrierCount: {316}}},
+	{name: "warp_transpose_cross_barriers", base: handoffBase, launch: "warp_transpose",
+		bug:   "warps 0-1 wait at barrier 1 and warps 2-3 at barrier 2, each for all 128 threads",
+		edits: []edit{{316, "cvta.to.global.u64 \t%rd16, %rd8;", "\tsetp.lt.u32 \t%p2, %r1, 2; @%p2 bar.sync \t1; @!%p2 bar.sync \t2; cvta.to.global.u64 \t%rd16, %rd8;"}},
+		want:  map[HazardKind][]int{HzDeadlock: {316}}, hangs: true},
+	{name: "warp_transpose_shared_block", base: handoffBase, launch: "warp_transpose",
+		bug:   "every warp transposes through the same 32x33 block (the warp's offset multiplier is 0): the warps' stores and loads race",
+		edits: []edit{{294, "mad.lo.s32 \t%r19, %r1, 4224, %r18;", "\tmad.lo.s32 \t%r19, %r1, 0, %r18;"}},
+		want:  map[HazardKind][]int{HzRace: {302, 304, 306, 308, 330, 332, 334, 336}}},
+	{name: "stage_misaligned_copy", base: handoffBase, launch: "stage_ldshared",
+		bug:   "the prologue's TMA destination is 16 bytes past the stage: not 128-byte aligned",
+		edits: []edit{{101, "add.s32 \t%r25, %r33, %r32;", "\tadd.s32 \t%r25, %r33, %r32; add.s32 \t%r25, %r25, 16;"}},
+		want:  map[HazardKind][]int{HzAsyncAlign: {106}}},
+	{name: "tcgen05_dealloc_no_fence", base: "tcgen05_gemm.sm_100a.ptx", launch: "tcgen05_gemm",
+		bug:   "tcgen05.fence::after_thread_sync removed before tcgen05.dealloc: the warps asked for it with fence::before_thread_sync before the barrier",
+		edits: []edit{{645, "tcgen05.fence::after_thread_sync;", ""}},
+		want:  map[HazardKind][]int{HzTcgenFence: {650}}},
+	{name: "tcgen05_collector_use", base: "tcgen05_gemm.sm_100a.ptx", launch: "tcgen05_gemm",
+		bug:   "the first tcgen05.mma uses the collector buffer (.collector::a::use) that no ::fill loaded",
+		edits: []edit{{251, "tcgen05.mma.cta_group::1.kind::f16 [%r5], %rd4, %rd5, %r118, p;", "tcgen05.mma.cta_group::1.kind::f16.collector::a::use [%r5], %rd4, %rd5, %r118, p;"}},
+		want:  map[HazardKind][]int{HzTcgenCollector: {251}}},
+	{name: "pair_cluster_wait_first", base: pairBase, launch: pairLaunch,
+		bug:   "a barrier.cluster.wait before the barrier.cluster.arrive it should follow",
+		edits: []edit{{202, "// both CTAs are done with the pair's TMEM and with each other's mbarriers", "\tbarrier.cluster.wait.acquire.aligned;"}},
+		want:  map[HazardKind][]int{HzClusterBarrier: {202}}},
+	{name: "pair_no_cluster", base: pairBase, launch: "../broken/pair_gemm_nocluster",
+		bug:  "the CTA-pair kernel (tcgen05 .cta_group::2) is launched without clusters: a CTA has no peer (the launch is the bug: fixtures/sim/broken/pair_gemm_nocluster.json)",
+		want: map[HazardKind][]int{HzCtaGroup: {56}}, faults: true},
+
 	// The hand-written CTA-pair kernel (fixtures/sim/blackwell).
 	{name: "pair_missing_wait_ld", base: pairBase, launch: pairLaunch,
 		bug:   "tcgen05.wait::ld removed: each warp releases the pair's accumulator to the even CTA before its tcgen05.ld has completed",
@@ -215,10 +334,13 @@ var brokenCases = []brokenCase{
 }
 
 const (
-	pairBase   = "../sim/blackwell/pair_gemm.sm_100a.ptx"
-	pairLaunch = "../blackwell/pair_gemm"
-	mxf8Base   = "../sim/blackwell/mxf8_gemm.sm_100a.ptx"
-	mxf8Launch = "../blackwell/mxf8_gemm"
+	gemmBase    = "gemm_tma_wgmma.sm_90a.ptx"
+	attnBase    = "attention_step_exact.sm_90a.ptx"
+	handoffBase = "smem_handoff.sm_90a.ptx"
+	pairBase    = "../sim/blackwell/pair_gemm.sm_100a.ptx"
+	pairLaunch  = "../blackwell/pair_gemm"
+	mxf8Base    = "../sim/blackwell/mxf8_gemm.sm_100a.ptx"
+	mxf8Launch  = "../blackwell/mxf8_gemm"
 )
 
 // swizzleLines are the descriptor constants of gemm_tma_wgmma's eight
@@ -403,5 +525,62 @@ func checkFindings(t *testing.T, fs []Finding, want map[HazardKind][]int, exact 
 		if _, ok := seen[k]; !ok {
 			t.Errorf("planted rule %s not reported", k)
 		}
+	}
+}
+
+// TestBrokenControls: every planted variant's correct control (its base
+// kernel under its launch) is in the hazard corpus, which must stay silent.
+func TestBrokenControls(t *testing.T) {
+	corpus := map[string]bool{}
+	for _, hc := range hazardCorpus(t) {
+		corpus[hc.name] = true
+	}
+	for _, bc := range brokenCases {
+		name := filepath.Base(bc.launch)
+		if bc.launch == "../broken/pair_gemm_nocluster" {
+			name = "pair_gemm" // the kernel is pair_gemm's; its launch is the bug
+		}
+		if !corpus[name] {
+			t.Errorf("%s: its control %s is not in the hazard corpus (TestHazardCorpus)", bc.name, name)
+		}
+	}
+}
+
+// TestInitUnordered: the copies of stage_ldshared's prologue issued by
+// thread 32 while thread 0 initializes the mbarriers, with no bar.sync
+// between, complete on barriers whose mbarrier.init nothing orders before
+// them: reported at the inits. (Under random schedules the copy may come
+// before the init, which the simulator reports as mbarrier/uninitialized;
+// see unplantedRules.)
+func TestInitUnordered(t *testing.T) {
+	bc := brokenCase{name: "stage_init_unordered", base: handoffBase, launch: "stage_ldshared",
+		bug: "thread 32 issues the prologue copies, and the bar.sync after thread 0's mbarrier.init is removed",
+		edits: []edit{{70, "bar.sync \t0;", ""},
+			{74, "or.pred  \t%p4, %p1, %p3;", "\tsetp.ne.s32 \t%p4, %r2, 32; or.pred  \t%p4, %p4, %p3;"}},
+		want: map[HazardKind][]int{HzMbarInitOrder: {56, 60}}}
+	base, err := os.ReadFile(filepath.Join("../fixtures/kernels", bc.base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := bc.apply(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := launch.ReadLaunch(filepath.Join("../fixtures/sim/launch", bc.launch+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []Schedule{Lazy, Eager, Latest} {
+		t.Run(s.String(), func(t *testing.T) {
+			m, err := Prepare(bc.name+".ptx", src, l, Options{Check: true, Schedule: s})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dl *DeadlockError
+			if err := m.Run(); err != nil && !errors.As(err, &dl) {
+				t.Fatal(err)
+			}
+			checkFindings(t, m.Findings(), bc.want, true)
+		})
 	}
 }

@@ -61,11 +61,90 @@ type Site struct {
 func (m *Machine) Findings() []Finding {
 	m.mu.Lock()
 	all := append([]*site(nil), m.hazards.list...)
-	folded := map[*site]*site{} // consequence -> the root's site
+	folded, same := m.hazards.roots.classify(all)
+	m.mu.Unlock()
+	var sites []*site
+	index := map[*site]int{}
+	for _, s := range all {
+		if folded[s] == nil {
+			index[s] = len(sites)
+			sites = append(sites, s)
+		}
+	}
+	u := newUnion(len(sites))
+	u.joinShared(sites)
+	for s, r := range same {
+		if i, ok := index[s]; ok {
+			if j, ok := index[r]; ok {
+				u.join(i, j)
+			}
+		}
+	}
+	for _, pair := range m.Prog.stretchPairs(m.leaderMap(), sites) {
+		u.join(pair[0], pair[1])
+	}
+	groups := map[int][]*site{}
+	var roots []int
+	for i := range sites {
+		r := u.find(i)
+		if _, ok := groups[r]; !ok {
+			roots = append(roots, r)
+		}
+		groups[r] = append(groups[r], sites[i])
+	}
+	out := make([]Finding, 0, len(roots))
+	findingOf := map[*site]int{}
+	for _, r := range roots {
+		for _, s := range groups[r] {
+			findingOf[s] = len(out)
+		}
+		out = append(out, makeFinding(groups[r]))
+	}
+	for _, s := range all {
+		root := folded[s]
+		for root != nil && folded[root] != nil {
+			root = folded[root]
+		}
+		if root != nil {
+			out[findingOf[root]].addConsequence(s)
+		}
+	}
+	for i := range out {
+		cs := out[i].Consequences
+		sort.SliceStable(cs, func(a, b int) bool {
+			if cs[a].Rule != cs[b].Rule {
+				return cs[a].Rule < cs[b].Rule
+			}
+			return cs[a].Pos.Line < cs[b].Pos.Line
+		})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Severity != b.Severity {
+			return a.Severity < b.Severity
+		}
+		if a.Cause.Line != b.Cause.Line {
+			return a.Cause.Line < b.Cause.Line
+		}
+		return a.Rule < b.Rule
+	})
+	return out
+}
+
+// classify decides which sites are consequences of a root cause (folded:
+// site -> the root's site) and which are the root cause seen again at
+// another instruction (same: site -> the root's site, of the same rule),
+// m.mu held.
+func (rs *rootSet) classify(all []*site) (folded, same map[*site]*site) {
+	folded, same = map[*site]*site{}, map[*site]*site{}
 	lappedAt := map[ptx.Position]*site{}
 	for _, s := range all {
-		if rec := m.hazards.roots.rootOf(s); rec != nil {
-			folded[s] = rec.site
+		if rec := rs.rootOf(s); rec != nil {
+			if rec.site.h.Kind == s.h.Kind {
+				same[s] = rec.site
+			} else {
+				folded[s] = rec.site
+			}
 		}
 		if s.h.Kind == HzMbarLapped {
 			if _, ok := lappedAt[s.h.Pos]; !ok {
@@ -80,32 +159,61 @@ func (m *Machine) Findings() []Finding {
 			folded[s] = l
 		}
 	}
-	m.mu.Unlock()
-	var sites []*site
-	for _, s := range all {
-		if folded[s] == nil {
-			sites = append(sites, s)
+	for s, r := range same {
+		if folded[r] != nil {
+			// the root is itself a consequence: so are its other sites
+			folded[s] = r
+			delete(same, s)
 		}
 	}
-	// union-find over sites: two sites join when they share a node
-	parent := make([]int, len(sites))
-	for i := range parent {
-		parent[i] = i
-	}
-	find := func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
+	return folded, same
+}
+
+// addConsequence lists site s under f, merged with the consequences of
+// the same rule at the same instruction.
+func (f *Finding) addConsequence(s *site) {
+	for i := range f.Consequences {
+		if c := &f.Consequences[i]; c.Rule == s.h.Kind && c.Pos == s.h.Pos {
+			c.Count += s.h.Count
+			return
 		}
-		return i
 	}
+	f.Consequences = append(f.Consequences, Consequence{Rule: s.h.Kind,
+		Site: Site{Pos: s.h.Pos, Related: s.h.Related, Cause: s.h.Cause, Msg: s.h.Msg, Count: s.h.Count}})
+}
+
+// union is a union-find over site indices.
+type union []int
+
+func newUnion(n int) union {
+	u := make(union, n)
+	for i := range u {
+		u[i] = i
+	}
+	return u
+}
+
+func (u union) find(i int) int {
+	for u[i] != i {
+		u[i] = u[u[i]]
+		i = u[i]
+	}
+	return i
+}
+
+func (u union) join(i, j int) {
+	if a, b := u.find(i), u.find(j); a != b {
+		u[max(a, b)] = min(a, b)
+	}
+}
+
+// joinShared joins sites of one rule that share an instruction (where it
+// shows, the other party, the cause) or a Group.
+func (u union) joinShared(sites []*site) {
 	owner := map[string]int{}
 	node := func(i int, key string) {
 		if j, ok := owner[key]; ok {
-			a, b := find(i), find(j)
-			if a != b {
-				parent[max(a, b)] = min(a, b)
-			}
+			u.join(i, j)
 			return
 		}
 		owner[key] = i
@@ -131,70 +239,6 @@ func (m *Machine) Findings() []Finding {
 			node(i, string(h.Kind)+"\x00nowhere")
 		}
 	}
-	for _, pair := range m.Prog.stretchPairs(m.leaderMap(), sites) {
-		a, b := find(pair[0]), find(pair[1])
-		if a != b {
-			parent[max(a, b)] = min(a, b)
-		}
-	}
-	groups := map[int][]*site{}
-	var roots []int
-	for i := range sites {
-		r := find(i)
-		if _, ok := groups[r]; !ok {
-			roots = append(roots, r)
-		}
-		groups[r] = append(groups[r], sites[i])
-	}
-	out := make([]Finding, 0, len(roots))
-	findingOf := map[*site]int{}
-	for _, r := range roots {
-		for _, s := range groups[r] {
-			findingOf[s] = len(out)
-		}
-		out = append(out, makeFinding(groups[r]))
-	}
-	for _, s := range all {
-		root := folded[s]
-		for root != nil && folded[root] != nil {
-			root = folded[root]
-		}
-		if root == nil {
-			continue
-		}
-		f := &out[findingOf[root]]
-		merged := false
-		for i := range f.Consequences {
-			if c := &f.Consequences[i]; c.Rule == s.h.Kind && c.Pos == s.h.Pos {
-				c.Count += s.h.Count
-				merged = true
-			}
-		}
-		if !merged {
-			f.Consequences = append(f.Consequences, Consequence{Rule: s.h.Kind,
-				Site: Site{Pos: s.h.Pos, Related: s.h.Related, Cause: s.h.Cause, Msg: s.h.Msg, Count: s.h.Count}})
-		}
-	}
-	for i := range out {
-		cs := out[i].Consequences
-		sort.SliceStable(cs, func(a, b int) bool {
-			if cs[a].Rule != cs[b].Rule {
-				return cs[a].Rule < cs[b].Rule
-			}
-			return cs[a].Pos.Line < cs[b].Pos.Line
-		})
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Severity != b.Severity {
-			return a.Severity < b.Severity
-		}
-		if a.Cause.Line != b.Cause.Line {
-			return a.Cause.Line < b.Cause.Line
-		}
-		return a.Rule < b.Rule
-	})
-	return out
 }
 
 // stretchPairs lists pairs of sites (indices) of one rule at

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
 	"sync/atomic"
 )
@@ -216,7 +217,8 @@ func consequenceRule(k HazardKind) bool {
 	switch k {
 	case HzAsyncEarlyRead, HzAsyncOverlap, HzAsyncRefill, HzAsyncSourceReuse, HzRace,
 		HzMbarLapped, HzMbarUnderflow, HzMbarArrivals, HzMbarPhase, HzMbarTxMismatch, HzDeadlock,
-		HzTmemRace, HzTcgenInFlight:
+		HzTmemRace, HzTcgenInFlight,
+		HzWgmmaAccRead, HzWgmmaAccWrite, HzWgmmaAReadFlight, HzWgmmaAWrite, HzWgmmaExit:
 		return true
 	}
 	return false
@@ -234,9 +236,6 @@ func (rs *rootSet) rootOf(s *site) *rootRec {
 		}
 		if l.linked != nil && l.linked != rec {
 			continue
-		}
-		if r := rec.site.h; r.Kind == s.h.Kind && r.CausePos() == s.h.CausePos() {
-			return nil // the same root cause, seen elsewhere: one of its sites
 		}
 		if l.free > 0 && (l.unstamped || len(l.stamps) == 0 || !allDownstream(rec, l.stamps)) {
 			continue
@@ -284,6 +283,23 @@ func (m *Machine) rootHazard(h Hazard, mb *mbarrier, from int64) {
 		return
 	}
 	mb.tainted = true
+	m.hazard(h)
+}
+
+// mbarRoot reports a broken rule of mb's protocol by lane mask lanes of w
+// as a root cause on mb (what its waiters do next are consequences).
+func (m *Machine) mbarRoot(mb *mbarrier, w *Warp, in *Inst, lanes uint32, kind HazardKind, format string, args ...any) {
+	m.rootHazard(Hazard{Kind: kind, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: lanes, Msg: fmt.Sprintf(format, args...)}, mb, 0)
+}
+
+// warpRoot reports h, observed by warp w, as a root cause: what w does
+// next, and what is ordered after it, is out of step (a wait_group that
+// waited for nothing leaves the wgmmas in flight).
+func (m *Machine) warpRoot(w *Warp, h Hazard) {
+	if r := w.cta.u.race; r != nil {
+		r.root(h, 1<<62, nil, r.pointOf(w))
+		return
+	}
 	m.hazard(h)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tcsim/tcsim/fixtures"
@@ -15,17 +16,23 @@ import (
 // tcsim capture recorded on the H100 from Triton and PyTorch programs). Each
 // must report no error and no warning under the lazy, eager and latest
 // schedules and 20 random seeds, print at most one portability note per
-// rule, and (where it uses no approximate instruction) replay the H100's
-// bytes exactly under every schedule.
+// rule, and replay the H100's bytes exactly under every schedule (its
+// approximate instructions too: sim/sfu models them exactly). The Blackwell kernels (tcgen05_gemm,
+// the hand-written CTA-pair and block-scaled ones of fixtures/sim/blackwell)
+// run too: modelled, not hardware-verified.
 
 type hazardCorpusCase struct {
 	name string
 	load func(t testing.TB, opts Options) (*Machine, func(t testing.TB, m *Machine))
 }
 
-func launchCase(name string) hazardCorpusCase {
+func launchCase(name string) hazardCorpusCase { return launchCaseIn("../fixtures/sim/launch", name) }
+
+// launchCaseIn is the launch file dir/name.json (the hand-written
+// Blackwell kernels live in fixtures/sim/blackwell).
+func launchCaseIn(dir, name string) hazardCorpusCase {
 	return hazardCorpusCase{name: name, load: func(t testing.TB, opts Options) (*Machine, func(testing.TB, *Machine)) {
-		l, err := launch.ReadLaunch(filepath.Join("../fixtures/sim/launch", name+".json"))
+		l, err := launch.ReadLaunch(filepath.Join(dir, name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +49,9 @@ func launchCase(name string) hazardCorpusCase {
 }
 
 // recordedCase is a case directory with the H100's outputs: the run must
-// reproduce them bit for bit (unless it computed approximate instructions).
+// reproduce them bit for bit. Approximate instructions (ex2.approx, …)
+// run the special function unit's exact model (sim/sfu); one the
+// simulator computes without it fails the case.
 func recordedCase(dir string) hazardCorpusCase {
 	return hazardCorpusCase{name: filepath.Base(dir), load: func(t testing.TB, opts Options) (*Machine, func(testing.TB, *Machine)) {
 		c, err := fixtures.Load(dir)
@@ -54,8 +63,8 @@ func recordedCase(dir string) hazardCorpusCase {
 			t.Fatal(err)
 		}
 		return m, func(t testing.TB, m *Machine) {
-			if len(m.ApproxPCs()) > 0 {
-				return
+			for _, pc := range m.ApproxPCs() {
+				t.Errorf("%s: computed without a bit-exact model of the special function unit: %s", m.Prog.pos(&m.Prog.Insts[pc]), m.Prog.Insts[pc].PTX)
 			}
 			for _, o := range c.Outputs {
 				b, err := m.Buffer(o.Param)
@@ -72,6 +81,13 @@ func recordedCase(dir string) hazardCorpusCase {
 
 func hazardCorpus(t *testing.T) []hazardCorpusCase {
 	cs := []hazardCorpusCase{launchCase("tcgen05_gemm")}
+	bw, err := filepath.Glob("../fixtures/sim/blackwell/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range bw {
+		cs = append(cs, launchCaseIn(filepath.Dir(j), strings.TrimSuffix(filepath.Base(j), ".json")))
+	}
 	for _, d := range []string{"gemm_tma_wgmma", "attention_step_exact", "attention_step", "epilogue_stmatrix", "stage_ldshared", "warp_transpose"} {
 		cs = append(cs, recordedCase(filepath.Join("../fixtures/corpus", d)))
 	}

@@ -213,10 +213,11 @@ func execMbar(w *Warp, in *Inst, m uint32) {
 		switch mi.op {
 		case "init":
 			count := arg(1)
+			var reinit *Hazard
 			if mb.live && (mb.pending != mb.expected || mb.tx != 0) {
-				mach.hazard(Hazard{Kind: HzMbarReinit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+				reinit = &Hazard{Kind: HzMbarReinit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
 					Msg:     fmt.Sprintf("mbarrier.init on the live mbarrier at %#x (phase %d, %d arrivals and tx-count %d pending) without mbarrier.inval first", off, mb.phase, mb.pending, mb.tx),
-					Related: mach.Prog.pos(&mach.Prog.Insts[mb.initPC])})
+					Related: mach.Prog.pos(&mach.Prog.Insts[mb.initPC])}
 			}
 			if count < 1 || count > mbarMaxCount {
 				mach.mbarHazard(w, in, 1<<l, HzMbarCount, "mbarrier.init count %d is outside 1..%d", count, mbarMaxCount)
@@ -228,6 +229,10 @@ func execMbar(w *Warp, in *Inst, m uint32) {
 			if u.race != nil {
 				u.race.access(w, in, l, c, off, 8, true)
 				u.race.mbarInit(w, in, l, mb)
+			}
+			if reinit != nil {
+				// a root cause: the lost arrivals and bytes hang the waiters
+				mach.rootHazard(*reinit, mb, 0)
 			}
 		case "inval":
 			mb.live = false
@@ -284,7 +289,7 @@ func (mb *mbarrier) expectTx(w *Warp, in *Inst, l int, n int64) {
 	mb.tx += n
 	if n < 0 || mb.tx > mbarMaxCount || mb.tx < -mbarMaxCount {
 		m := mb.cta.u.m
-		m.mbarHazard(w, in, 1<<l, HzMbarTx, "tx-count of the mbarrier at %#x is %d after expect_tx %d: it must stay within ±(2^20-1)", mb.addr, mb.tx, n)
+		m.mbarRoot(mb, w, in, 1<<l, HzMbarTx, "tx-count of the mbarrier at %#x is %d after expect_tx %d: it must stay within ±(2^20-1)", mb.addr, mb.tx, n)
 	}
 }
 
@@ -369,11 +374,11 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 			return
 		}
 		if mb == nil || !mb.live {
-			u.m.mbarHazard(w, in, 1<<l, HzMbarUninit, "%s on the mbarrier at shared address %#x before mbarrier.init", in.PTX.Opcode, off)
 			if mb == nil {
 				mb = &mbarrier{cta: c, addr: off}
 				c.mbars[off] = mb
 			}
+			u.m.mbarRoot(mb, w, in, 1<<l, HzMbarUninit, "%s on the mbarrier at shared address %#x before mbarrier.init", in.PTX.Opcode, off)
 		}
 		v := w.src(&in.src[1], 1)[l]
 		mw := mbarWait{addr: off, cta: c}

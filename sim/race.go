@@ -261,6 +261,22 @@ func (fs findings) link(kind HazardKind, related int32, mb *mbarrier) {
 	}
 }
 
+// rootAt marks the findings of kind with related as a root cause on mb
+// (nil: none) whose observer is at point: an early read makes what the
+// reader does next out of step with the copies.
+func (fs findings) rootAt(kind HazardKind, related int32, mb *mbarrier, point taintPoint) {
+	for i := range fs {
+		if f := &fs[i]; f.kind == kind && f.related == related && f.via == nil && !f.root {
+			f.root, f.via, f.rootFrom, f.point = true, mb, 1<<62, point
+		}
+	}
+}
+
+// pointOf is warp w's current point, as a taint point.
+func (r *raceState) pointOf(w *Warp) taintPoint {
+	return taintPoint{unit: r.id, slot: int32(w.uid), clock: r.vc[w.uid][w.uid]}
+}
+
 func (r *raceState) report(fs findings, pc int, c *CTA, warp int, lanes uint32) {
 	r.reportBy(fs, pc, c, warp, 0, lanes, nil)
 }
@@ -281,8 +297,12 @@ func (r *raceState) reportBy(fs findings, pc int, c *CTA, warp, span int, lanes 
 			k := keyOf(f.via)
 			h.via = &k
 		}
-		if f.root && f.via != nil {
-			r.root(h, f.rootFrom, []*mbarrier{f.via}, f.point)
+		if f.root {
+			var mbs []*mbarrier
+			if f.via != nil {
+				mbs = append(mbs, f.via)
+			}
+			r.root(h, f.rootFrom, mbs, f.point)
 			continue
 		}
 		r.u.m.hazard(h)

@@ -84,6 +84,8 @@ func (r *raceState) checkAsyncSource(v []uint32, c *CTA, lo, hi uint32, what str
 				}, "the mbarrier wait (or cp.async.wait_group and barrier) that should order the copy before this read is missing or waits on the wrong phase")
 				if r.taintedSlot(e.slot) {
 					fs.link(HzAsyncEarlyRead, e.pc, r.mbarSlot[e.slot])
+				} else if reader != nil {
+					fs.rootAt(HzAsyncEarlyRead, e.pc, r.mbarSlot[e.slot], r.pointOf(reader))
 				}
 			} else {
 				fs.add(HzRace, e.pc, o, func(lo uint32) string {

@@ -52,6 +52,8 @@ func (r *raceState) access(w *Warp, in *Inst, lane int, c *CTA, off uint32, n in
 				}, "wait on the copy's mbarrier phase (mbarrier.try_wait.parity), or cp.async.wait_group and a barrier, before touching its destination")
 				if r.taintedSlot(we.slot) {
 					fs.link(HzAsyncEarlyRead, we.pc, r.mbarSlot[we.slot])
+				} else {
+					fs.rootAt(HzAsyncEarlyRead, we.pc, r.mbarSlot[we.slot], r.pointOf(w))
 				}
 			} else {
 				fs.add(HzRace, we.pc, o, func(lo uint32) string {
@@ -147,6 +149,8 @@ func (r *raceState) checkPending(w *Warp, c *CTA, lo, hi uint32, write bool, fs 
 		}, "wait for the copy (its mbarrier phase, or cp.async.wait_group and a barrier) before touching its destination")
 		if p.mb != nil && p.mb.tainted {
 			fs.link(HzAsyncEarlyRead, int32(p.op.in.PC), p.mb)
+		} else {
+			fs.rootAt(HzAsyncEarlyRead, int32(p.op.in.PC), p.mb, r.pointOf(w))
 		}
 		return
 	}

@@ -558,7 +558,7 @@ func (wg *warpgroup) finishWait(w *Warp, n int) {
 	}
 	if len(wg.open[k]) > 0 && n == 0 {
 		mach := wg.cta.u.m
-		mach.hazard(Hazard{Kind: HzWgmmaCommit, Severity: SevError, PC: w.PC(), CTA: w.cta.ID, Warp: w.ID,
+		mach.warpRoot(w, Hazard{Kind: HzWgmmaCommit, Severity: SevError, PC: w.PC(), CTA: w.cta.ID, Warp: w.ID,
 			Msg:     fmt.Sprintf("wgmma.wait_group 0 with %d wgmma.mma_async not committed: wait_group only waits for committed groups", len(wg.open[k])),
 			Related: mach.Prog.pos(wg.open[k][0].in[k]), PTXAS: ptxasC7516})
 	}
