@@ -18,6 +18,7 @@ import (
 
 	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/isa/numfmt"
+	"github.com/tcsim/tcsim/isa/tensormap"
 	"github.com/tcsim/tcsim/launch"
 	"github.com/tcsim/tcsim/sim/datapath"
 )
@@ -181,12 +182,26 @@ func (cc *capCase) dim3(key string) launch.Dim3 {
 // device addresses and the Params blob by value, its tensor maps the
 // driver's own bytes. The H100's driver refuses packed 4-bit maps; the
 // harness recorded those as the byte-equivalent UINT8 map (half the inner
-// extent and box), and the simulator is told here that the kernel's
-// coordinates along dimension 0 count 4-bit elements.
+// extent and box), which is put back here as the 16U4_ALIGN8B map it stands
+// for, in tcsim's modelled sm_100a encoding (repackU4), so the kernel's
+// coordinates along dimension 0 count 4-bit elements as on a B200.
 func (cc *capCase) machine(opts Options) (*Machine, error) {
 	smem, _ := strconv.Atoi(cc.meta["smem"][0])
 	l := &launch.Launch{Grid: cc.dim3("grid"), Block: cc.dim3("block"), Cluster: cc.dim3("cluster"), SharedMem: smem}
-	p, err := launch.ParseParam("bytes:" + hex.EncodeToString(cc.files["params.bin"]))
+	params := append([]byte(nil), cc.files["params.bin"]...)
+	for _, t := range cc.tmaps {
+		if !t.substituted {
+			continue
+		}
+		var raw [128]byte
+		copy(raw[:], params[t.at:t.at+128])
+		packed, err := repackU4(raw)
+		if err != nil {
+			return nil, fmt.Errorf("tensor map at params offset %d: %w", t.at, err)
+		}
+		copy(params[t.at:], packed[:])
+	}
+	p, err := launch.ParseParam("bytes:" + hex.EncodeToString(params))
 	if err != nil {
 		return nil, err
 	}
@@ -203,23 +218,56 @@ func (cc *capCase) machine(opts Options) (*Machine, error) {
 			l.Outputs = append(l.Outputs, launch.Output{Param: b.name})
 		}
 	}
-	m, err := Prepare("harness.ptx", cc.ptx, l, opts)
+	return Prepare("harness.ptx", cc.ptx, l, opts)
+}
+
+// repackU4 turns the bytes of a UINT8 tensor map that stands for a packed
+// 4-bit one (the inner extent and box in bytes) into the 16U4_ALIGN8B map
+// (in 4-bit elements) for sm_100a.
+func repackU4(raw [tensormap.Size]byte) ([tensormap.Size]byte, error) {
+	d, err := tensormap.Decode(raw)
+	if err != nil || len(d.Unknown) > 0 {
+		return raw, fmt.Errorf("not a driver-encoded map: %v %v", err, d.Unknown)
+	}
+	m := d.Map
+	if m.DType != tensormap.U8 {
+		return raw, fmt.Errorf("a substituted map of %s elements, want u8", m.DType)
+	}
+	m.DType, m.Target = tensormap.U4x16Align8, tensormap.SM100
+	m.Dims[0] *= 2
+	m.Box[0] *= 2
+	return tensormap.Encode(m)
+}
+
+// TestRepackU4: a UINT8 map of a 4-bit tensor's bytes becomes the
+// 16U4_ALIGN8B map of twice the inner extent and box, the simulator reads
+// it (for an sm_100a kernel) as the same bytes, with dimension 0 counted
+// in 4-bit elements.
+func TestRepackU4(t *testing.T) {
+	u8 := &tensormap.Map{Kind: tensormap.Tiled, DType: tensormap.U8, Address: 0x7000_0000_0000, Dims: []uint64{256, 512},
+		Strides: []uint64{256}, Box: []uint32{128, 64}, ElemStrides: []uint32{1, 1}, Swizzle: tensormap.Swizzle128B}
+	raw, err := tensormap.Encode(u8)
 	if err != nil {
-		return nil, err
+		t.Fatal(err)
 	}
-	for _, t := range cc.tmaps {
-		if !t.substituted {
-			continue
-		}
-		var raw [128]byte
-		copy(raw[:], cc.files["params.bin"][t.at:t.at+128])
-		tm, err := m.tensorMapOf(raw, ParamWindow+uint64(t.at))
-		if err != nil {
-			return nil, fmt.Errorf("tensor map at params offset %d: %w", t.at, err)
-		}
-		tm.packed4 = true
+	packed, err := repackU4(raw)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return m, nil
+	d, _ := tensormap.Decode(packed)
+	if d.Map.DType != tensormap.U4x16Align8 || d.Map.Dims[0] != 512 || d.Map.Box[0] != 256 || d.Map.Target != tensormap.SM100 {
+		t.Fatalf("repacked: %s", d.Map)
+	}
+	if _, err := newTensorMap(packed, "A", "sm_90a"); err == nil {
+		t.Error("an sm_90a kernel's 16U4_ALIGN8B map was accepted")
+	}
+	tm, err := newTensorMap(packed, "A", "sm_100a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tm.packed4 || tm.esize != 1 || tm.dims[0] != 256 || tm.box[0] != 128 || tm.boxBytes() != 128*64 {
+		t.Errorf("the simulator holds it as esize %d dims %v box %v (%d bytes a box), packed4 %v", tm.esize, tm.dims, tm.box, tm.boxBytes(), tm.packed4)
+	}
 }
 
 func TestCutlassSm100Capture(t *testing.T) {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/bits"
+	"strings"
 
 	"github.com/tcsim/tcsim/isa/desc"
 	"github.com/tcsim/tcsim/isa/ptx"
@@ -38,18 +39,22 @@ type tensorMap struct {
 
 // newTensorMap decodes the 128 bytes of a CUtensorMap. Bytes the model of
 // the driver's encoding cannot account for, arguments the driver would
-// reject and features the simulator does not model are errors.
-func newTensorMap(raw [tensormap.Size]byte, name string) (*tensorMap, error) {
+// reject and features the simulator does not model are errors. arch is the
+// kernel's target: an sm_100a kernel's maps may use 16U4_ALIGN8B elements
+// and the 128B_atom_32B swizzle, whose encoding tcsim models (isa/tensormap:
+// not hardware-verified).
+func newTensorMap(raw [tensormap.Size]byte, name, arch string) (*tensorMap, error) {
 	d, _ := tensormap.Decode(raw)
 	if len(d.Unknown) > 0 {
 		return nil, fmt.Errorf("these are not the bytes of a CUtensorMap as the CUDA driver writes it: %s (tcsim desc decodes them)", d.Unknown[0])
 	}
 	m := d.Map
-	if m.DType.Packed() {
-		return nil, refTmapPacked.errorf("a tensor map of %s elements", m.DType)
+	sm100 := strings.HasPrefix(arch, "sm_100")
+	if m.DType.Packed() && !(sm100 && m.DType == tensormap.U4x16Align8) {
+		return nil, refTmapPacked.errorf("a tensor map of %s elements in a kernel for %s", m.DType, arch)
 	}
-	if m.Swizzle >= tensormap.Swizzle128BAtom32B && m.Swizzle.Known() {
-		return nil, refTmapAtomSwizzle.errorf("a tensor map with swizzle=%s", m.Swizzle)
+	if m.Swizzle >= tensormap.Swizzle128BAtom32B && m.Swizzle.Known() && !(sm100 && m.Swizzle == tensormap.Swizzle128BAtom32B) {
+		return nil, refTmapAtomSwizzle.errorf("a tensor map with swizzle=%s in a kernel for %s", m.Swizzle, arch)
 	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("the driver would not write this CUtensorMap: %w", err)
@@ -68,7 +73,18 @@ func newTensorMap(raw [tensormap.Size]byte, name string) (*tensorMap, error) {
 		t.estr = append(t.estr, e)
 		t.count = append(t.count, (b+e-1)/e)
 	}
-	t.swz = [...]desc.Swizzle{desc.SwizzleNone, desc.Swizzle32B, desc.Swizzle64B, desc.Swizzle128B}[m.Swizzle]
+	if m.Swizzle == tensormap.Swizzle128BAtom32B {
+		t.swz = desc.Swizzle128B32A // 32-byte units: Sw<2,5,2>
+	} else {
+		t.swz = [...]desc.Swizzle{desc.SwizzleNone, desc.Swizzle32B, desc.Swizzle64B, desc.Swizzle128B}[m.Swizzle]
+	}
+	if m.DType == tensormap.U4x16Align8 {
+		// held as a map of bytes with half the inner extent and box
+		t.esize, t.packed4 = 1, true
+		t.strides[0] = 1
+		t.dims = append([]uint64{m.Dims[0] / 2}, m.Dims[1:]...)
+		t.box[0], t.count[0] = t.box[0]/2, (t.box[0]/2+t.estr[0]-1)/t.estr[0]
+	}
 	return t, nil
 }
 
@@ -167,7 +183,7 @@ func (m *Machine) tensorMapOf(raw [tensormap.Size]byte, addr uint64) (*tensorMap
 	if name == "" {
 		name = "in " + m.where(addr)
 	}
-	t, err := newTensorMap(raw, name)
+	t, err := newTensorMap(raw, name, m.Prog.Arch)
 	if err != nil {
 		return nil, err
 	}

@@ -43,6 +43,14 @@ import (
 // W corners are the wide corners and whose other corners are zero; the W and
 // W128 modes give the same bytes. The H100's driver rejects the packed
 // 4/6-bit types and the 128B_atom swizzles, so their encoding is not known.
+//
+// For sm_100a kernels (Target SM100) tcsim models two of them, with an
+// encoding of its own that no driver was seen to write (not
+// hardware-verified): 16U4_ALIGN8B as element type code 13 in w1[7,10]
+// (the enum's value; w8 counts packed bytes), and 128B_atom_32B as the
+// 128B swizzle code with w1[20] set (w9: 512, the pattern's repeat). Only
+// maps with Target SM100 are encoded this way, and Decode reads them back
+// with Target SM100.
 
 const (
 	flagIm2col   = 1 << 0
@@ -53,8 +61,11 @@ const (
 	flagOOBNaN   = 1 << 15
 	flagTF32     = 1 << 16
 	shiftL2      = 17
+	flagAtom32   = 1 << 20 // modelled (sm_100a): 128B_atom_32B
 	// knownW1 are the bits of w1's low half that carry a field.
 	knownW1 = flagIm2col | 7<<shiftRank | 15<<shiftType | 3<<shiftIL | 3<<shiftSwizzle | flagOOBNaN | flagTF32 | 3<<shiftL2
+	// hwU4x16Align8 is the modelled element type code of 16U4_ALIGN8B.
+	hwU4x16Align8 = 13
 )
 
 // hwType is the element type code of each data type the driver encodes on
@@ -84,6 +95,9 @@ func cornerBits(rank int) int {
 // NotModelled reports why the model cannot encode m though the driver of
 // some GPU may accept it ("" when it can).
 func (m *Map) NotModelled() string {
+	if m.Target == SM100 && (m.DType == U4x16Align8 || !m.DType.Packed()) && (m.Swizzle == Swizzle128BAtom32B || m.Swizzle < Swizzle128BAtom32B) {
+		return ""
+	}
 	if m.DType.Packed() {
 		return fmt.Sprintf("dtype=%s: the H100's driver rejects the packed types, so the campaign could not learn their encoding", m.DType)
 	}
@@ -126,8 +140,19 @@ func Encode(m *Map) ([Size]byte, error) {
 	var w [16]uint64
 	rank := c.Rank()
 	w[0] = c.Address
-	w[1] = uint64(rank-1)<<shiftRank | hwType[c.DType]<<shiftType | uint64(c.Interleave)<<shiftIL |
-		uint64(c.Swizzle)<<shiftSwizzle | uint64(c.L2)<<shiftL2
+	typ, swz := hwType[c.DType], uint64(c.Swizzle)
+	if c.DType == U4x16Align8 {
+		typ = hwU4x16Align8
+	}
+	align := uint64(0)
+	if c.Swizzle == Swizzle128BAtom32B {
+		swz, align = uint64(Swizzle128B), 512
+	}
+	w[1] = uint64(rank-1)<<shiftRank | typ<<shiftType | uint64(c.Interleave)<<shiftIL |
+		swz<<shiftSwizzle | uint64(c.L2)<<shiftL2
+	if c.Swizzle == Swizzle128BAtom32B {
+		w[1] |= flagAtom32
+	}
 	if c.OOB == OOBNaN {
 		w[1] |= flagOOBNaN
 	}
@@ -171,7 +196,10 @@ func Encode(m *Map) ([Size]byte, error) {
 		w[7] |= uint64(c.Pixels-1) << 32
 	}
 	w[8] = c.TransferBytes()
-	w[9] = swizzleAlign[c.Swizzle]
+	if align == 0 {
+		align = swizzleAlign[c.Swizzle]
+	}
+	w[9] = align
 	for i, x := range w {
 		binary.LittleEndian.PutUint64(b[8*i:], x)
 	}
@@ -219,8 +247,11 @@ func Decode(b [Size]byte) (*Decoded, error) {
 	code := lo1 >> shiftType & 15
 	tf := lo1&flagTF32 != 0
 	switch {
+	case code == hwU4x16Align8 && !tf:
+		m.DType, m.Target = U4x16Align8, SM100
+		dec.Notes = append(dec.Notes, "element type code 13 is tcsim's model of 16U4_ALIGN8B for sm_100a (not hardware-verified)")
 	case code > 10:
-		unknown("w1[7:10]: element type code %d (no recorded map used it; the packed 4/6-bit types are not modelled)", code)
+		unknown("w1[7:10]: element type code %d (no recorded map used it; of the packed 4/6-bit types only 16U4_ALIGN8B is modelled)", code)
 	case tf && code != 7 && code != 8:
 		unknown("w1[16]: the tf32 flag with element type code %d (recorded only with f32 and f32ftz)", code)
 	default:
@@ -235,6 +266,11 @@ func Decode(b [Size]byte) (*Decoded, error) {
 		m.OOB = OOBNaN
 	}
 	m.L2 = L2Promotion(lo1 >> shiftL2 & 3)
+	if lo1&flagAtom32 != 0 && m.Swizzle == Swizzle128B {
+		m.Swizzle, m.Target = Swizzle128BAtom32B, SM100
+		lo1 &^= flagAtom32
+		dec.Notes = append(dec.Notes, "w1[20] with the 128B swizzle code is tcsim's model of 128B_atom_32B for sm_100a (not hardware-verified)")
+	}
 	if x := lo1 &^ knownW1; x != 0 {
 		unknown("w1: bits %s set (zero in every recorded map)", bitList(x, 0))
 	}
@@ -329,7 +365,11 @@ func Decode(b [Size]byte) (*Decoded, error) {
 			unknown("w8: %d bytes per load; the other fields give %d", got, want)
 		}
 	}
-	if got, want := w[9], swizzleAlign[m.Swizzle]; got != want {
+	wantAlign := uint64(512)
+	if m.Swizzle < Swizzle128BAtom32B {
+		wantAlign = swizzleAlign[m.Swizzle]
+	}
+	if got, want := w[9], wantAlign; got != want {
 		unknown("w9: %d; swizzle=%s gives %d", got, m.Swizzle, want)
 	}
 	for i := 10; i < 16; i++ {

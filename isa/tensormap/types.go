@@ -43,6 +43,35 @@ type OOBFill uint32
 // WideMode is CUtensorMapIm2ColWideMode.
 type WideMode uint32
 
+// Target is the GPU whose driver a map is encoded and checked for.
+type Target uint8
+
+// The targets.
+const (
+	// SM90 is the H100's driver, whose rules and bytes the recorded
+	// campaign (fixtures/tensormaps) measured.
+	SM90 Target = iota
+	// SM100 is an sm_100a (B200) driver: SM90's rules and encoding, plus
+	// the 16U4_ALIGN8B element type and the 128B_atom_32B swizzle that the
+	// H100's driver rejects. Their rules and bytes are modelled, not
+	// hardware-verified (see NotModelled and codec.go).
+	SM100
+)
+
+// String is the target's name: sm_90 or sm_100a.
+func (t Target) String() string {
+	if t == SM100 {
+		return "sm_100a"
+	}
+	return "sm_90"
+}
+
+// Modelled reports whether m needs the SM100 target: an element type or a
+// swizzle that only sm_100a drivers accept and that tcsim models.
+func (m *Map) Modelled() bool {
+	return m.DType == U4x16Align8 || m.Swizzle == Swizzle128BAtom32B
+}
+
 // The enum values the CUDA 13 driver defines.
 const (
 	U8 DType = iota
@@ -273,6 +302,10 @@ type Map struct {
 	LowerW int32    `json:"lower_w,omitempty"`
 	UpperW int32    `json:"upper_w,omitempty"`
 	Mode   WideMode `json:"mode,omitempty"`
+
+	// Target is the driver the map is checked and encoded for (SM90
+	// unless a map needs sm_100a: Modelled).
+	Target Target `json:"target,omitempty"`
 }
 
 // Rank is the number of dimensions.

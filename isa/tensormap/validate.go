@@ -58,7 +58,11 @@ const MaxTransferBytes = 228 << 10
 // may be larger than the tensor; a stride may be 0 or smaller than the
 // dimension below it; the address may be 0 and must be below 2^57; one load
 // may move at most MaxTransferBytes; the packed 4/6-bit types and the
-// 128B_atom swizzles are rejected on this GPU.
+// 128B_atom swizzles are rejected on this GPU. With Target SM100 the
+// 16U4_ALIGN8B type and the 128B_atom_32B swizzle are accepted under the
+// same rules (modelled: the inner box counts packed bytes, 128B_atom_32B
+// spans 128 bytes like 128B); the other packed types and 128B_atom
+// swizzles stay rejected, as tcsim does not model them.
 func (m *Map) Validate() error {
 	rank := m.Rank()
 	if int(m.Kind) >= len(kindNames) {
@@ -67,7 +71,10 @@ func (m *Map) Validate() error {
 	if !m.DType.Known() {
 		return bad("dtype", "%d is not a CUtensorMapDataType (0-15)", uint32(m.DType))
 	}
-	if m.DType.Packed() {
+	if m.DType.Packed() && !(m.Target == SM100 && m.DType == U4x16Align8) {
+		if m.Target == SM100 {
+			return bad("dtype", "%s: of the packed types tcsim models 16U4_ALIGN8B only (sm_100a)", m.DType)
+		}
 		return bad("dtype", "%s: the driver rejects the packed 4/6-bit types on an H100 (sm_90)", m.DType)
 	}
 	if !m.Interleave.Known() {
@@ -76,7 +83,10 @@ func (m *Map) Validate() error {
 	if !m.Swizzle.Known() {
 		return bad("swizzle", "%d is not a CUtensorMapSwizzle (0-6)", uint32(m.Swizzle))
 	}
-	if m.Swizzle >= Swizzle128BAtom32B {
+	if m.Swizzle >= Swizzle128BAtom32B && !(m.Target == SM100 && m.Swizzle == Swizzle128BAtom32B) {
+		if m.Target == SM100 {
+			return bad("swizzle", "%s: of the 128B_atom swizzles tcsim models 128B_atom_32B only (sm_100a)", m.Swizzle)
+		}
 		return bad("swizzle", "%s: the driver rejects the 128B_atom swizzles on an H100 (sm_90)", m.Swizzle)
 	}
 	if !m.L2.Known() {
