@@ -54,7 +54,9 @@ func TestRunCheckBroken(t *testing.T) {
 func TestRunReportFormats(t *testing.T) {
 	args := []string{"run", "../../fixtures/sim/broken/gemm_wrong_swizzle.ptx", "--launch", "../../fixtures/sim/launch/gemm_tma_wgmma.json", "--check", "-q", "--limit", "0"}
 	code, out, _ := runCLI(t, append(args, "--brief")...)
-	if code != 1 || strings.Count(out, "[desc/layout-mismatch]") != 1 || !strings.Contains(out, "gemm_wrong_swizzle.ptx:359:1: error [desc/layout-mismatch]") || !strings.Contains(out, "(8 sites)") {
+	// one finding at the first descriptor constant to fix (343), over the
+	// eight wgmmas' A and B operands
+	if code != 1 || strings.Count(out, "[desc/layout-mismatch]") != 1 || !strings.Contains(out, "gemm_wrong_swizzle.ptx:343:2: error [desc/layout-mismatch]") || !strings.Contains(out, "(16 sites)") {
 		t.Errorf("--brief: exit %d, want one line for the 8 wgmmas:\n%s", code, out)
 	}
 	code, out, _ = runCLI(t, append(args, "--format", "json")...)
@@ -72,7 +74,7 @@ func TestRunReportFormats(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("--format json: %v\n%s", err, out)
 	}
-	if code != 1 || doc.Summary["errors"] != 1 || len(doc.Findings) != 1 || doc.Findings[0].Rule != "desc/layout-mismatch" || len(doc.Findings[0].Sites) != 8 || doc.Findings[0].Cause.Line != 359 {
+	if code != 1 || doc.Summary["errors"] != 1 || len(doc.Findings) != 1 || doc.Findings[0].Rule != "desc/layout-mismatch" || len(doc.Findings[0].Sites) != 16 || doc.Findings[0].Cause.Line != 343 {
 		t.Errorf("--format json: exit %d, %+v", code, doc)
 	}
 	code, out, _ = runCLI(t, append(args, "--format", "sarif")...)
@@ -101,7 +103,7 @@ func TestRunReportFormats(t *testing.T) {
 	}
 	if code != 1 || sarif.Version != "2.1.0" || len(sarif.Runs) != 1 || len(sarif.Runs[0].Tool.Driver.Rules) < 40 ||
 		len(sarif.Runs[0].Results) != 1 || sarif.Runs[0].Results[0].RuleID != "desc/layout-mismatch" || sarif.Runs[0].Results[0].Level != "error" ||
-		sarif.Runs[0].Results[0].Locations[0].PhysicalLocation.Region.StartLine != 359 {
+		sarif.Runs[0].Results[0].Locations[0].PhysicalLocation.Region.StartLine != 343 {
 		t.Errorf("--format sarif: exit %d, %+v", code, sarif)
 	}
 	// --allow silences a rule (and the run succeeds); a family works too
