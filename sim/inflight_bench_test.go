@@ -139,3 +139,39 @@ func BenchmarkInflight(b *testing.B) {
 	b.ReportMetric(float64(best[2])/float64(best[0]), "ranges/none")
 	b.ReportMetric(float64(best[1])/float64(best[2]), "perbyte/ranges")
 }
+
+// BenchmarkInflightOps measures one operation's cost in each index: a TMA
+// copy of a 16 KiB tile and a wgmma's 8 KiB operand marked in flight, 64
+// checked 16-byte accesses (half of them inside the tile), and the two
+// unmarked, in the 228 KiB of shared memory of an sm_90 CTA. It reports
+// the per-byte design's time over the ranges' (the ratio) and the memory
+// each keeps per CTA.
+func BenchmarkInflightOps(b *testing.B) {
+	const smem = 228 << 10
+	tile := spans{{lo: 0x8000, hi: 0xC000}}
+	operand := spans{{lo: 0x10000, hi: 0x12000}}
+	load, mma := &asyncOp{}, &asyncOp{}
+	run := func(x inflightIndex) time.Duration {
+		start := time.Now()
+		for range 64 {
+			x.mark(tile, true, load)
+			x.mark(operand, false, mma)
+			for k := uint32(0); k < 64; k++ {
+				off := 0x8000 + k*0x200 // every other one lands past the tile
+				x.at(off, off+16, true)
+				x.at(off, off+16, false)
+			}
+			x.unmark(mma, false)
+			x.unmark(load, true)
+		}
+		return time.Since(start)
+	}
+	best := [2]time.Duration{1 << 62, 1 << 62}
+	for range b.N {
+		best[0] = min(best[0], run(&byteIndex{w: make([]uint16, smem), r: make([]uint16, smem)}))
+		best[1] = min(best[1], run(newInflightIndex(smem)))
+	}
+	b.ReportMetric(float64(best[0])/float64(best[1]), "perbyte/ranges")
+	b.ReportMetric(float64(2*2*smem), "perbyte-bytes/CTA")
+	b.ReportMetric(float64(2*(smem>>inflBlockShift+1)), "ranges-bytes/CTA")
+}
