@@ -88,6 +88,9 @@ func hazardCorpus(t *testing.T) []hazardCorpusCase {
 	for _, j := range bw {
 		cs = append(cs, launchCaseIn(filepath.Dir(j), strings.TrimSuffix(filepath.Base(j), ".json")))
 	}
+	for _, kc := range sm100Kernels { // fixtures/kernels/sm100_*.json, D checked too (sm100_kernels_test.go)
+		cs = append(cs, sm100CorpusCase(kc))
+	}
 	for _, d := range []string{"gemm_tma_wgmma", "attention_step_exact", "attention_step", "epilogue_stmatrix", "stage_ldshared", "warp_transpose"} {
 		cs = append(cs, recordedCase(filepath.Join("../fixtures/corpus", d)))
 	}
