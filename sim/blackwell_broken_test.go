@@ -32,6 +32,14 @@ var blackwellBrokenCases = []brokenCase{
 		bug:   "the warps no longer wait for the first MMA's commit before overwriting its A operand in TMEM with tcgen05.st: the in-flight MMA may read the new rows",
 		edits: []edit{{113, "mbarrier.try_wait.parity.shared::cta.b64 \t%p6, [%r5], 0;", "\tsetp.eq.u32 \t%p6, %r1, %r1;"}},
 		want:  map[HazardKind][]int{HzTcgenInFlight: {119}}},
+	{name: "pair_tma_multicast_mask", base: "../sim/blackwell/pair_tma.sm_100a.ptx", launch: "../blackwell/pair_tma",
+		bug:   "the multicast's ctaMask is 0b101: it names CTA rank 2, which the two-CTA cluster does not have, and the copy to rank 1 that its mbarrier expects is not made",
+		edits: []edit{{69, "mov.u16 \t%h1, 3;", "\tmov.u16 \t%h1, 5;"}},
+		want:  map[HazardKind][]int{HzMulticastMask: {70}}, hangs: true},
+	{name: "pair_tma_own_mbarrier", base: "../sim/blackwell/pair_tma.sm_100a.ptx", launch: "../blackwell/pair_tma",
+		bug:   "each CTA's .cta_group::2 copy names its own mbarrier 1 instead of the pair leader's: the odd CTA's bytes never reach the barrier that expects them",
+		edits: []edit{{77, "cp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [%r13], [%rd2, {%r11, %r12}], [%r7];", "\tcp.async.bulk.tensor.2d.cta_group::2.shared::cluster.global.mbarrier::complete_tx::bytes [%r13], [%rd2, {%r11, %r12}], [%r5];"}},
+		want:  map[HazardKind][]int{HzMulticastMask: {77}}, hangs: true},
 }
 
 // blackwellCauseLines are the cause lines of broken_test.go's Blackwell

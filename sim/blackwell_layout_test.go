@@ -800,3 +800,48 @@ func TestAtmemGemm(t *testing.T) {
 		}
 	}
 }
+
+// TestPairTma runs fixtures/sim/blackwell/pair_tma (a multicast copy into
+// both CTAs of a pair, and .cta_group::2 copies of each CTA's own tile
+// completing on the leader's mbarrier): silent under every schedule, and
+// each CTA holds the multicast tile and its own row block of B.
+func TestPairTma(t *testing.T) {
+	l, err := launch.ReadLaunch("../fixtures/sim/blackwell/pair_tma.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../fixtures/sim/blackwell/pair_tma.sm_100a.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range probeSchedules {
+		m, err := Prepare("pair_tma.sm_100a.ptx", src, l, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Run(); err != nil {
+			t.Fatalf("%s: %v", opts.Schedule, err)
+		}
+		for _, f := range m.Findings() {
+			if f.Severity <= SevWarning {
+				t.Errorf("%s: %s %s at %s: %s", opts.Schedule, f.Severity, f.Rule, f.Pos, f.Msg)
+			}
+		}
+		out, _ := m.Buffer("out")
+		for rank := 0; rank < 2; rank++ {
+			for i := 0; i < 2048; i++ {
+				// A is u16 iota from 0 (one 64x16 tile), B from 5000 (two)
+				a := binary.LittleEndian.Uint16(out.Data[rank*4096+2*(i%1024):])
+				if i < 1024 && a != uint16(i) {
+					t.Fatalf("%s: CTA %d's A element %d = %d, want %d", opts.Schedule, rank, i, a, i)
+				}
+				if i >= 1024 {
+					b := binary.LittleEndian.Uint16(out.Data[rank*4096+2048+2*(i-1024):])
+					if want := uint16(5000 + rank*1024 + i - 1024); b != want {
+						t.Fatalf("%s: CTA %d's B element %d = %d, want %d", opts.Schedule, rank, i-1024, b, want)
+					}
+				}
+			}
+		}
+	}
+}

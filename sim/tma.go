@@ -449,6 +449,19 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			targets := []*CTA{c}
 			if bi.multicast {
 				mask := uint32(w.src(&in.src[3+bi.ncoord], 2)[l]) & 0xFFFF
+				if cl := w.cta.clusterCTAs(); mask == 0 || mask>>len(cl) != 0 {
+					// the CTAs the mask leaves out wait for bytes that never
+					// come: their barriers' tx mismatch is this finding's
+					// consequence
+					var mbs []*mbarrier
+					for _, tc := range cl {
+						if mb := tc.mbars[moff]; mb != nil && mb.live {
+							mbs = append(mbs, mb)
+						}
+					}
+					u.m.rootOn(Hazard{Kind: HzMulticastMask, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+						Msg: fmt.Sprintf("cp.async.bulk.tensor .multicast::cluster with ctaMask %#x: the cluster has %d CTAs (ranks 0-%d); a mask bit names a CTA that does not exist, or no CTA at all", mask, len(cl), len(cl)-1)}, mbs)
+				}
 				targets = nil
 				for r, tc := range w.cta.clusterCTAs() {
 					if mask>>r&1 == 1 {
@@ -473,6 +486,9 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 					return tc.mbars[moff]
 				}
 				return mbCTA.mbars[moff]
+			}
+			if bi.pair && !bi.multicast {
+				w.pairBarrierCheck(in, l, mbCTA, moff)
 			}
 			phases := make([]uint64, len(targets))
 			if u.race != nil {
@@ -635,4 +651,43 @@ func (t *tensorMap) store(m *Machine, c *CTA, off uint32, coords []int64) {
 		phys := t.swz.Apply(lin)
 		copy(m.elem(&cache, addr, es), c.Smem[phys:phys+uint32(es)])
 	})
+}
+
+// rootOn reports h as the root cause of what follows on the mbarriers mbs
+// (their phases' tx mismatches, the waiters that hang).
+func (m *Machine) rootOn(h Hazard, mbs []*mbarrier) {
+	if len(mbs) > 0 {
+		if r := mbs[0].cta.u.race; r != nil {
+			r.root(h, 0, mbs)
+			return
+		}
+	}
+	for _, mb := range mbs {
+		mb.tainted = true
+	}
+	m.hazard(h)
+}
+
+// pairBarrierCheck checks the mbarrier a .cta_group::2 copy completes on
+// (in mbCTA at moff): when it is the odd CTA's and expects no bytes in its
+// current phase while the pair leader's mbarrier at the same offset does,
+// the copy names the wrong CTA of the pair (CUTLASS's 2-SM copies name the
+// leader's mbarrier, the address with the peer bit cleared).
+func (w *Warp) pairBarrierCheck(in *Inst, l int, mbCTA *CTA, moff uint32) {
+	u := w.cta.u
+	if mbCTA.Rank&1 == 0 || mbCTA.Rank&^1 >= len(u.ctas) {
+		return
+	}
+	mb, lead := mbCTA.mbars[moff], u.ctas[mbCTA.Rank&^1].mbars[moff]
+	if mb == nil || !mb.live || lead == nil || !lead.live {
+		return
+	}
+	own, la := mb.account(mb.phase), lead.account(lead.phase)
+	if own.armed > 0 || la.armed <= la.sent {
+		return
+	}
+	u.m.rootOn(Hazard{Kind: HzMulticastMask, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+		Msg: fmt.Sprintf("this .cta_group::2 copy completes on the mbarrier at %#x of CTA rank %d, the odd CTA of its pair, which expects no bytes, while the pair leader's mbarrier at the same offset (rank %d) expects %d more: the copy names the wrong CTA of the pair",
+			moff, mbCTA.Rank, mbCTA.Rank&^1, la.armed-la.sent),
+		Detail: "a CTA pair's copies signal the leader's mbarrier: name it with the peer bit of the address cleared (mapa.shared::cluster to the even rank)"}, []*mbarrier{lead, mb})
 }
