@@ -117,6 +117,11 @@ type Rule struct {
 	Doc string
 }
 
+// NotHardwareVerified reports whether the evidence for the rule's severity
+// includes no hardware measurement (sm_100a: tcsim has no B200). Reports
+// say so next to every finding of the rule.
+func (r Rule) NotHardwareVerified() bool { return notHardwareVerified[r.ID] }
+
 const (
 	isaWgmmaFence  = "9.7.15.7.1 (wgmma.fence)"
 	isaWgmmaWait   = "9.7.15.7.3 (wgmma.wait_group)"
@@ -229,10 +234,10 @@ var ruleTable = []Rule{
 		"Warp w of a warpgroup can access TMEM lanes 32·(w%4) .. 32·(w%4)+31 only."},
 	{HzTcgenWaitLd, SevError, isaTcgen05 + " (tcgen05.wait)", "TMEM released while a tcgen05.ld of it is incomplete",
 		"tcgen05.ld is asynchronous: until tcgen05.wait::ld (or until every destination register has been read) it may still be reading TMEM. A warp that reaches a barrier or an mbarrier arrival (the release of the accumulator to the MMA warp) with such a load pending, and no tcgen05.fence::before_thread_sync, lets the next MMA overwrite TMEM the load has not read (the bug behind flashinfer#5334). Fix: tcgen05.wait::ld before the release."},
-	{HzTcgenLdRead, SevNote, isaTcgen05 + " (tcgen05.wait)", "portability: tcgen05.ld destinations read before tcgen05.wait::ld",
-		"The ISA makes a tcgen05.ld's destinations defined at tcgen05.wait::ld. ptxas waits for each register at its first use (ptxas 13.0 compiles it silently), and CUTLASS's sm100 epilogues read the values this way, waiting only before they release the TMEM; the simulator delivers the loaded value at the read. Fix for portability: tcgen05.wait::ld before the first use."},
-	{HzTcgenFenceNote, SevNote, isaTcgen05Sync, "portability: a tcgen05 operation after a synchronization that follows other threads' tcgen05 work, with no tcgen05.fence::after_thread_sync",
-		"The ISA orders tcgen05 operations across a thread synchronization with tcgen05.fence::before_thread_sync and ::after_thread_sync. Where the other threads' work was complete before the synchronization (a tcgen05.commit's mbarrier phase, a returned tcgen05.alloc, loads completed by tcgen05.wait::ld) CUTLASS's sm100 kernels, which contain no tcgen05.fence, omit the fences. Fix for portability: tcgen05.fence::after_thread_sync after the wait."},
+	{HzTcgenLdRead, SevNote, isaTcgen05 + " (tcgen05.wait)", "portability, not hardware-verified: tcgen05.ld destinations read before tcgen05.wait::ld",
+		"The ISA makes a tcgen05.ld's destinations defined at tcgen05.wait::ld. ptxas waits for each register at its first use (ptxas 13.0 compiles it silently), and CUTLASS's sm100 epilogues read the values this way, waiting only before they release the TMEM; the simulator delivers the loaded value at the read. Not hardware-verified: tcsim has no B200, so no measurement says that the hardware gives the loaded values at the first use; the evidence is the compiler's and CUTLASS's. It stays a portability note rather than a warning because the only evidence there is (what ptxas emits and what NVIDIA's own sm100 kernels rely on) says the pattern works, and a warning would flag every CUTLASS sm100 epilogue; every report of it says 'not hardware-verified', and --strict makes it a warning. Fix for portability: tcgen05.wait::ld before the first use."},
+	{HzTcgenFenceNote, SevNote, isaTcgen05Sync, "portability, not hardware-verified: a tcgen05 operation after a synchronization that follows other threads' tcgen05 work, with no tcgen05.fence::after_thread_sync",
+		"The ISA orders tcgen05 operations across a thread synchronization with tcgen05.fence::before_thread_sync and ::after_thread_sync. Where the other threads' work was complete before the synchronization (a tcgen05.commit's mbarrier phase, a returned tcgen05.alloc, loads completed by tcgen05.wait::ld) CUTLASS's sm100 kernels, which contain no tcgen05.fence, omit the fences. Not hardware-verified: tcsim has no B200 and no measurement says the hardware orders those operations without the fence; the evidence is CUTLASS's. It stays a portability note rather than a warning for the reason tcgen05/ld-read-before-wait does (the only evidence says it works; a warning would flag NVIDIA's own sm100 kernels); every report says 'not hardware-verified', and --strict makes it a warning. Fix for portability: tcgen05.fence::after_thread_sync after the wait."},
 	{HzTcgenWaitSt, SevError, isaTcgen05 + " (tcgen05.wait)", "TMEM reused after tcgen05.st without tcgen05.wait::st",
 		"tcgen05.st is asynchronous: its source registers and the TMEM it writes are in use until tcgen05.wait::st."},
 	{HzTcgenFence, SevError, isaTcgen05Sync, "a cross-thread TMEM handoff lacks tcgen05.fence",
@@ -255,6 +260,10 @@ var ruleTable = []Rule{
 	{HzBankConflict, SevPerf, "— (performance)", "shared-memory bank conflicts",
 		"Accesses of one instruction that fall into the same bank in different 4-byte words are serialized. Shared memory has 32 banks of 4 bytes; a warp's ld.shared or st.shared is served in phases of 128 bytes (32 lanes of up to 4 bytes, 16 lanes of 8, 8 lanes of 16), an ldmatrix or stmatrix one phase per 8x8 matrix, and a phase takes as many wavefronts as the most distinct words one bank delivers (the same word is a broadcast). The finding gives, per instruction, the wavefronts its requests took against the ideal of one per phase. Not a correctness problem: it does not change the exit status. The model is sim/banks, the one the TUI's swizzle view draws."},
 }
+
+// notHardwareVerified lists the rules whose severity no hardware
+// measurement backs (Rule.NotHardwareVerified).
+var notHardwareVerified = map[HazardKind]bool{HzTcgenLdRead: true, HzTcgenFenceNote: true}
 
 var rulesByID = func() map[HazardKind]*Rule {
 	m := map[HazardKind]*Rule{}

@@ -162,3 +162,24 @@ func TestAsyncExitEvidence(t *testing.T) {
 		t.Errorf("the rule's documentation does not name its evidence")
 	}
 }
+
+// TestNotHardwareVerified: a portability note rests on a hardware
+// measurement (its documentation names the H100), or says plainly that it
+// is not hardware-verified, in its summary, its documentation and (through
+// Rule.NotHardwareVerified) next to every finding.
+func TestNotHardwareVerified(t *testing.T) {
+	for _, r := range Rules() {
+		say := strings.Contains(r.Summary, "not hardware-verified") && strings.Contains(r.Doc, "Not hardware-verified")
+		if r.NotHardwareVerified() != say {
+			t.Errorf("%s: NotHardwareVerified %v, but its summary and doc say 'not hardware-verified': %v", r.ID, r.NotHardwareVerified(), say)
+		}
+		if r.Severity == SevNote && !r.NotHardwareVerified() && !strings.Contains(r.Doc, "H100") {
+			t.Errorf("%s: a portability note whose documentation names no H100 measurement and does not say 'not hardware-verified'", r.ID)
+		}
+	}
+	for _, id := range []HazardKind{HzTcgenLdRead, HzTcgenFenceNote} {
+		if r, _ := LookupRule(id); !r.NotHardwareVerified() {
+			t.Errorf("%s rests on no B200 measurement: it must say 'not hardware-verified'", id)
+		}
+	}
+}

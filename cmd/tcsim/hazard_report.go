@@ -131,7 +131,7 @@ func (r *hazardReport) writeText(w io.Writer) {
 			continue
 		}
 		shown++
-		fmt.Fprintf(w, "%s [%s] %s\n", f.Severity, f.Rule, f.Msg)
+		fmt.Fprintf(w, "%s [%s]%s %s\n", f.Severity, f.Rule, unverified(f.Rule), f.Msg)
 		r.textPos(w, "at", f.Pos)
 		if f.Cause != f.Pos {
 			r.textPos(w, "fix", f.Cause)
@@ -181,22 +181,39 @@ func (r *hazardReport) writeAllowed(w io.Writer) {
 	fmt.Fprintf(w, "allowed (not reported): %s\n", strings.Join(ks, ", "))
 }
 
-// consequenceList is "mbarrier/phase-lapped at 143, tcgen05/tmem-race at
-// 160 ×2, … and 3 more".
+// unverified is " (not hardware-verified)" for a rule whose severity no
+// hardware measurement backs (sim.Rule.NotHardwareVerified), else "".
+func unverified(id sim.HazardKind) string {
+	if r, ok := sim.LookupRule(id); ok && r.NotHardwareVerified() {
+		return " (not hardware-verified)"
+	}
+	return ""
+}
+
+// consequenceList is "async/overlapping-writes at 817 ×24;
+// async/read-before-complete at 359, 380, 407, … ×256", one part per rule
+// (at most max lines each).
 func consequenceList(cs []sim.Consequence, max int) string {
 	var parts []string
-	for i, c := range cs {
-		if i == max {
-			parts = append(parts, fmt.Sprintf("and %d more", len(cs)-max))
-			break
+	for i := 0; i < len(cs); {
+		j, n := i, 0
+		var lines []string
+		for ; j < len(cs) && cs[j].Rule == cs[i].Rule; j++ {
+			n += cs[j].Count
+			if len(lines) < max {
+				lines = append(lines, fmt.Sprint(cs[j].Pos.Line))
+			} else if len(lines) == max {
+				lines = append(lines, "…")
+			}
 		}
-		p := fmt.Sprintf("%s at %d", c.Rule, c.Pos.Line)
-		if c.Count > 1 {
-			p += fmt.Sprintf(" ×%d", c.Count)
+		p := fmt.Sprintf("%s at %s", cs[i].Rule, strings.Join(lines, ", "))
+		if n > 1 {
+			p += fmt.Sprintf(" ×%d", n)
 		}
 		parts = append(parts, p)
+		i = j
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, "; ")
 }
 
 func (r *hazardReport) textPos(w io.Writer, label string, p ptx.Position) {
@@ -281,7 +298,7 @@ func (r *hazardReport) writeBrief(w io.Writer) {
 		if len(extra) > 0 {
 			x = " (" + strings.Join(extra, ", ") + ")"
 		}
-		fmt.Fprintf(w, "%s: %s [%s] %s%s\n", f.Cause, f.Severity, f.Rule, f.Msg, x)
+		fmt.Fprintf(w, "%s: %s [%s]%s %s%s\n", f.Cause, f.Severity, f.Rule, unverified(f.Rule), f.Msg, x)
 	}
 	r.writeAllowed(w)
 	if len(r.findings) > 0 || r.check {
@@ -339,6 +356,8 @@ type jsonFinding struct {
 	// Consequences: observations of other rules this root cause explains
 	// (what this run's schedule showed of them)
 	Consequences []jsonConsequence `json:"consequences,omitempty"`
+	// NotHardwareVerified: no hardware measurement backs the rule's severity
+	NotHardwareVerified bool `json:"not_hardware_verified,omitempty"`
 }
 
 type jsonReport struct {
@@ -385,6 +404,7 @@ func (r *hazardReport) writeJSON(w io.Writer) error {
 			Count: f.Count, CTAs: f.CTAs, Warps: f.Warps, Threads: f.Threads, Bytes: f.Bytes}
 		if rule, ok := sim.LookupRule(f.Rule); ok {
 			jf.ISA = rule.ISA
+			jf.NotHardwareVerified = rule.NotHardwareVerified()
 		}
 		for _, s := range f.Sites {
 			jf.Sites = append(jf.Sites, r.jsite(s))
@@ -509,7 +529,7 @@ func (r *hazardReport) writeSARIF(w io.Writer) error {
 	}
 	for _, f := range r.findings {
 		res := sarifResult{RuleID: string(f.Rule), RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
-			Message:    sarifText{f.Msg + sarifDetail(f)},
+			Message:    sarifText{f.Msg + unverified(f.Rule) + sarifDetail(f)},
 			Properties: map[string]any{"count": f.Count, "ctas": f.CTAs, "warps": f.Warps, "threads": f.Threads, "bytes": f.Bytes, "sites": len(f.Sites), "consequences": len(f.Consequences)}}
 		c := f.Cause
 		res.Locations = []sarifLocation{sarifLocAt(c.Filename, int(c.Line), int(c.Col), "", 0)}

@@ -77,3 +77,19 @@ func TestReportWarpgroupCounts(t *testing.T) {
 		t.Errorf("exit %d, want the cp.async→wgmma note: %+v", code, doc)
 	}
 }
+
+// TestReportNotHardwareVerified: a finding of a rule no hardware measured
+// says so, in text, --brief and JSON.
+func TestReportNotHardwareVerified(t *testing.T) {
+	args := []string{"run", "../../fixtures/sim/broken/tcgen05_missing_wait_ld.ptx", "--launch", "../../fixtures/sim/launch/tcgen05_gemm.json", "--check", "-q", "--limit", "0"}
+	for _, extra := range [][]string{nil, {"--brief"}} {
+		code, out, _ := runCLI(t, append(args, extra...)...)
+		if code != 0 || !strings.Contains(out, "note [tcgen05/ld-read-before-wait] (not hardware-verified) ") {
+			t.Errorf("%v: exit %d, want the note marked not hardware-verified:\n%s", extra, code, out)
+		}
+	}
+	code, out, _ := runCLI(t, append(args, "--format", "json")...)
+	if code != 0 || !strings.Contains(out, `"not_hardware_verified": true`) {
+		t.Errorf("--format json: exit %d:\n%s", code, out)
+	}
+}
