@@ -27,11 +27,17 @@ import (
 //     change) when it differs from where the problem shows (PC), Related
 //     (the other party), Off/Bytes (shared bytes involved), and Group when
 //     findings at different instructions share one root cause.
+//     A finding that desynchronizes the pipeline (what follows it depends
+//     on the schedule) is a root cause: report it with Machine.rootHazard,
+//     raceState.root or Machine.warpRoot (findings_roots.go), and its
+//     consequences are folded into it.
 //  4. Plant it: a variant in fixtures/sim/broken (sim/broken_test.go) that
-//     reports the rule at its cause line, next to a correct control that
-//     stays silent.
+//     reports the rule, and only it, at its cause line under every schedule,
+//     next to a correct control in the hazard corpus that stays silent; or
+//     say in unplantedRules (sim/rules_planted_test.go) why it has none.
 //
-// TestRulesDocumented fails when a declared rule has no table entry.
+// TestRulesDocumented fails when a declared rule has no table entry,
+// TestRulesPlanted when it has neither a plant nor a reason.
 
 // The rules' identities. The values are stable: tests, tools, --allow and
 // SARIF match on them.
