@@ -448,26 +448,7 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			}
 			targets := []*CTA{c}
 			if bi.multicast {
-				mask := uint32(w.src(&in.src[3+bi.ncoord], 2)[l]) & 0xFFFF
-				if cl := w.cta.clusterCTAs(); mask == 0 || mask>>len(cl) != 0 {
-					// the CTAs the mask leaves out wait for bytes that never
-					// come: their barriers' tx mismatch is this finding's
-					// consequence
-					var mbs []*mbarrier
-					for _, tc := range cl {
-						if mb := tc.mbars[moff]; mb != nil && mb.live {
-							mbs = append(mbs, mb)
-						}
-					}
-					u.m.rootOn(Hazard{Kind: HzMulticastMask, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
-						Msg: fmt.Sprintf("cp.async.bulk.tensor .multicast::cluster with ctaMask %#x: the cluster has %d CTAs (ranks 0-%d); a mask bit names a CTA that does not exist, or no CTA at all", mask, len(cl), len(cl)-1)}, mbs)
-				}
-				targets = nil
-				for r, tc := range w.cta.clusterCTAs() {
-					if mask>>r&1 == 1 {
-						targets = append(targets, tc)
-					}
-				}
+				targets = w.multicastTargets(in, l, uint32(w.src(&in.src[3+bi.ncoord], 2)[l])&0xFFFF, moff)
 			}
 			op := &asyncOp{kind: akTMALoad, cta: w.cta, w: w, lane: l, tid: tid, in: in,
 				desc: fmt.Sprintf("%s box at %v → shared %#x (%d bytes), mbarrier %#x", tm.name, coords, off, nb, moff)}
@@ -690,4 +671,30 @@ func (w *Warp) pairBarrierCheck(in *Inst, l int, mbCTA *CTA, moff uint32) {
 		Msg: fmt.Sprintf("this .cta_group::2 copy completes on the mbarrier at %#x of CTA rank %d, the odd CTA of its pair, which expects no bytes, while the pair leader's mbarrier at the same offset (rank %d) expects %d more: the copy names the wrong CTA of the pair",
 			moff, mbCTA.Rank, mbCTA.Rank&^1, la.armed-la.sent),
 		Detail: "a CTA pair's copies signal the leader's mbarrier: name it with the peer bit of the address cleared (mapa.shared::cluster to the even rank)"}, []*mbarrier{lead, mb})
+}
+
+// multicastTargets are the CTAs a TMA multicast with ctaMask mask writes;
+// a mask that names CTAs outside the cluster (or none) is reported as the
+// root cause of what its mbarriers (at moff) do next.
+func (w *Warp) multicastTargets(in *Inst, l int, mask uint32, moff uint32) []*CTA {
+	cl := w.cta.clusterCTAs()
+	if mask == 0 || mask>>len(cl) != 0 {
+		// the CTAs the mask leaves out wait for bytes that never come:
+		// their barriers' tx mismatch is this finding's consequence
+		var mbs []*mbarrier
+		for _, tc := range cl {
+			if mb := tc.mbars[moff]; mb != nil && mb.live {
+				mbs = append(mbs, mb)
+			}
+		}
+		w.cta.u.m.rootOn(Hazard{Kind: HzMulticastMask, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+			Msg: fmt.Sprintf("cp.async.bulk.tensor .multicast::cluster with ctaMask %#x: the cluster has %d CTAs (ranks 0-%d); a mask bit names a CTA that does not exist, or no CTA at all", mask, len(cl), len(cl)-1)}, mbs)
+	}
+	var targets []*CTA
+	for r, tc := range cl {
+		if mask>>r&1 == 1 {
+			targets = append(targets, tc)
+		}
+	}
+	return targets
 }

@@ -232,48 +232,7 @@ func Decode(b [Size]byte) (*Decoded, error) {
 	}
 	unknown := func(format string, args ...any) { dec.Unknown = append(dec.Unknown, fmt.Sprintf(format, args...)) }
 	m := &Map{Kind: Tiled}
-	lo1 := w[1] & 0xffffffff
-	if lo1&flagIm2col != 0 {
-		m.Kind = Im2col
-	}
-	rank := int(lo1>>shiftRank&7) + 1
-	if rank > 5 {
-		unknown("w1[4:6]: rank %d (the driver encodes rank 1 to 5)", rank)
-		rank = 5
-	}
-	if m.Kind == Im2col && rank < 3 {
-		unknown("w1[4:6]: an im2col map of rank %d (im2col maps have rank 3 to 5)", rank)
-	}
-	code := lo1 >> shiftType & 15
-	tf := lo1&flagTF32 != 0
-	switch {
-	case code == hwU4x16Align8 && !tf:
-		m.DType, m.Target = U4x16Align8, SM100
-		dec.Notes = append(dec.Notes, "element type code 13 is tcsim's model of 16U4_ALIGN8B for sm_100a (not hardware-verified)")
-	case code > 10:
-		unknown("w1[7:10]: element type code %d (no recorded map used it; of the packed 4/6-bit types only 16U4_ALIGN8B is modelled)", code)
-	case tf && code != 7 && code != 8:
-		unknown("w1[16]: the tf32 flag with element type code %d (recorded only with f32 and f32ftz)", code)
-	default:
-		m.DType = fromHW[b2i(tf)][code]
-	}
-	m.Interleave = Interleave(lo1 >> shiftIL & 3)
-	if !m.Interleave.Known() {
-		unknown("w1[11:12]: interleave code 3")
-	}
-	m.Swizzle = Swizzle(lo1 >> shiftSwizzle & 3)
-	if lo1&flagOOBNaN != 0 {
-		m.OOB = OOBNaN
-	}
-	m.L2 = L2Promotion(lo1 >> shiftL2 & 3)
-	if lo1&flagAtom32 != 0 && m.Swizzle == Swizzle128B {
-		m.Swizzle, m.Target = Swizzle128BAtom32B, SM100
-		lo1 &^= flagAtom32
-		dec.Notes = append(dec.Notes, "w1[20] with the 128B swizzle code is tcsim's model of 128B_atom_32B for sm_100a (not hardware-verified)")
-	}
-	if x := lo1 &^ knownW1; x != 0 {
-		unknown("w1: bits %s set (zero in every recorded map)", bitList(x, 0))
-	}
+	rank := dec.word1(m, w[1]&0xffffffff, unknown)
 	var st [4]uint64
 	st[0] = w[1] >> 32
 	st[1] = w[2] & 0xffffffff
@@ -379,6 +338,54 @@ func Decode(b [Size]byte) (*Decoded, error) {
 	}
 	dec.Map = m
 	return dec, nil
+}
+
+// word1 reads the fields of w1's low half (lo1) into m: the kind, rank,
+// element type, interleave, swizzle, OOB fill and L2 promotion. It returns
+// the rank.
+func (dec *Decoded) word1(m *Map, lo1 uint64, unknown func(format string, args ...any)) int {
+	if lo1&flagIm2col != 0 {
+		m.Kind = Im2col
+	}
+	rank := int(lo1>>shiftRank&7) + 1
+	if rank > 5 {
+		unknown("w1[4:6]: rank %d (the driver encodes rank 1 to 5)", rank)
+		rank = 5
+	}
+	if m.Kind == Im2col && rank < 3 {
+		unknown("w1[4:6]: an im2col map of rank %d (im2col maps have rank 3 to 5)", rank)
+	}
+	code := lo1 >> shiftType & 15
+	tf := lo1&flagTF32 != 0
+	switch {
+	case code == hwU4x16Align8 && !tf:
+		m.DType, m.Target = U4x16Align8, SM100
+		dec.Notes = append(dec.Notes, "element type code 13 is tcsim's model of 16U4_ALIGN8B for sm_100a (not hardware-verified)")
+	case code > 10:
+		unknown("w1[7:10]: element type code %d (no recorded map used it; of the packed 4/6-bit types only 16U4_ALIGN8B is modelled)", code)
+	case tf && code != 7 && code != 8:
+		unknown("w1[16]: the tf32 flag with element type code %d (recorded only with f32 and f32ftz)", code)
+	default:
+		m.DType = fromHW[b2i(tf)][code]
+	}
+	m.Interleave = Interleave(lo1 >> shiftIL & 3)
+	if !m.Interleave.Known() {
+		unknown("w1[11:12]: interleave code 3")
+	}
+	m.Swizzle = Swizzle(lo1 >> shiftSwizzle & 3)
+	if lo1&flagOOBNaN != 0 {
+		m.OOB = OOBNaN
+	}
+	m.L2 = L2Promotion(lo1 >> shiftL2 & 3)
+	if lo1&flagAtom32 != 0 && m.Swizzle == Swizzle128B {
+		m.Swizzle, m.Target = Swizzle128BAtom32B, SM100
+		lo1 &^= flagAtom32
+		dec.Notes = append(dec.Notes, "w1[20] with the 128B swizzle code is tcsim's model of 128B_atom_32B for sm_100a (not hardware-verified)")
+	}
+	if x := lo1 &^ knownW1; x != 0 {
+		unknown("w1: bits %s set (zero in every recorded map)", bitList(x, 0))
+	}
+	return rank
 }
 
 func b2i(b bool) int {
