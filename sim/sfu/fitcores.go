@@ -159,8 +159,9 @@ func FitQuads(ds []*Dump, report io.Writer) (map[string]*Quad, error) {
 	return out, nil
 }
 
-// TablesHeader names the generator in tables_gen.go's first line.
-const TablesHeader = "sim/sfu/internal/fitgen from recorded H100 results"
+// TablesHeader names the generator in tables_gen.go's first line (the
+// GPU and its provenance are in the record fitted, fixtures/approx).
+const TablesHeader = "sim/sfu/internal/fitgen from recorded GPU results"
 
 // GenerateTables fits every table to the dumps and returns tables_gen.go's
 // source, formatted; report gets FitQuads's lines.

@@ -20,8 +20,8 @@ func modelRun(f *Form, a []uint64) ([]uint64, error) {
 }
 
 // TestRecordFitModel runs the recording of tcsim verify approx --gpu
-// --record-fit with the model in place of the GPU, on the tables whose
-// Delta the older sample does not pin (all of them with
+// --record-fit with the model in place of the GPU, on two tables whose
+// Delta every 64th result alone does not pin (all of them with
 // TCSIM_SFU_FIT_ALL=1, about two minutes on 2 cores; a record written
 // this way is the model's, never a hardware fixture): fitted to the whole
 // binades each table is tables_gen.go's, the record alone fits the same

@@ -72,52 +72,48 @@ func TestRecordedHashes(t *testing.T) {
 // fitFixture is the record of the results the tables are fitted to.
 const fitFixture = fixtureDir + "/fit_sm90a.gz"
 
-// readFit reads a fit record and reports whether it is a pinned record
-// (tcsim verify approx --gpu --record-fit: every member has provenance and
-// the pins are there) or the older sample of 2026-11-25 (every 64th
-// result, no provenance), which does not pin Delta.
-func readFit(t *testing.T, path string) (ds []*Dump, pinned bool) {
+// readFit reads a fit record and requires it to be a pinned record (tcsim
+// verify approx --gpu --record-fit: every member has whole provenance and
+// the pins are there).
+func readFit(t *testing.T, path string) []*Dump {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if ds, err = ReadDumps(f); err != nil {
+	ds, err := ReadDumps(f)
+	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	pinned, explicit := true, false
+	pins := 0
 	for _, d := range ds {
-		if d.Provenance == nil {
-			pinned = false
-		} else if p := d.Provenance; p.GPU == "" || p.DriverVersion == "" || p.PTXAS == "" || p.Date == "" || p.Command == "" {
-			t.Errorf("%s: %s %s: incomplete provenance %+v", path, d.Op, d.Gen, *p)
+		if p := d.Provenance; p == nil || p.GPU == "" || p.DriverVersion == "" || p.PTXAS == "" || p.Date == "" || p.Command == "" {
+			t.Errorf("%s: %s %s: no or incomplete provenance %+v", path, d.Op, d.Gen, p)
 		}
-		explicit = explicit || d.Gen == "explicit"
+		if d.Gen == "explicit" {
+			pins++
+		}
 	}
-	return ds, pinned && explicit
+	if pins == 0 {
+		t.Fatalf("%s holds no pins: it is not a record of tcsim verify approx --gpu --record-fit", path)
+	}
+	return ds
 }
 
-// unpinnedBySample are the tables whose Delta the older sample (every
-// 64th result) leaves undetermined: refitted to it they take another
-// Delta, and with those tables 8 to 21 of 48 chunks of the rsqrt and sqrt
-// f32 forms differ from the H100. The pinned record fixes every one.
-var unpinnedBySample = []string{"quadRSQ[0]", "quadRSQ[1]", "quadSQRT[0]", "quadSQRT[1]", "quadLG2"}
-
-// TestFitSamples checks the tables against the recorded results they were
+// TestFitSamples checks the tables against the recorded results they are
 // fitted to (fixtures/approx/fit_sm90a.gz): the model reproduces every
 // result, and fitting the record again gives every coefficient and Delta
-// of tables_gen.go. (With the older sample, which does not pin Delta, the
-// tables it leaves undetermined must be exactly unpinnedBySample.)
+// of tables_gen.go.
 func TestFitSamples(t *testing.T) {
-	ds, pinned := readFit(t, fitFixture)
+	ds := readFit(t, fitFixture)
 	for _, d := range ds {
 		form := MustLookup(d.Op)
 		bad := 0
 		for i, a := range d.A {
 			if got := form.Eval(a, 0); got != d.Out[i] && bad < 5 {
 				bad++
-				t.Errorf("%s(%#x) = %#x, the H100 wrote %#x", d.Op, a, got, d.Out[i])
+				t.Errorf("%s(%#x) = %#x, the GPU wrote %#x", d.Op, a, got, d.Out[i])
 			}
 		}
 	}
@@ -125,7 +121,6 @@ func TestFitSamples(t *testing.T) {
 		return
 	}
 	tables := tablesByName()
-	var differ []string
 	for _, s := range QuadSpecs() {
 		var samples []Sample
 		for _, d := range ds {
@@ -142,14 +137,8 @@ func TestFitSamples(t *testing.T) {
 			}
 		}
 		if q.Delta != want.Delta {
-			differ = append(differ, s.Name)
-			if pinned {
-				t.Errorf("%s: refit Delta %d, table %d", s.Name, q.Delta, want.Delta)
-			}
+			t.Errorf("%s: refit Delta %d, table %d", s.Name, q.Delta, want.Delta)
 		}
-	}
-	if !pinned && !slices.Equal(differ, unpinnedBySample) {
-		t.Errorf("refitted to the older sample, the tables whose Delta differs are %v, want %v", differ, unpinnedBySample)
 	}
 }
 
@@ -160,12 +149,7 @@ func TestTablesFromFixture(t *testing.T) {
 	if testing.Short() {
 		t.Skip("refits every table")
 	}
-	ds, pinned := readFit(t, fitFixture)
-	if !pinned {
-		t.Skipf("%s is the older sample, which does not pin Delta (TestFitSamples lists the tables it leaves open); "+
-			"the pinned record comes from tcsim verify approx --gpu --record-fit on the H100", fitFixture)
-	}
-	checkTables(t, ds)
+	checkTables(t, readFit(t, fitFixture))
 }
 
 // checkTables requires the tables fitted to ds to be tables_gen.go, byte
