@@ -29,7 +29,9 @@
 // fixtures/approx/fit_sm90a.gz, was made on an H200 (2026-12-01): its
 // whole binades fit tables_gen.go's tables exactly, and `go run
 // ./sim/sfu/internal/fitgen fixtures/approx/fit_sm90a.gz` regenerates
-// tables_gen.go byte for byte (TestTablesFromFixture).
+// tables_gen.go byte for byte (TestTablesFromFixture). Quad.Sum reads
+// each table as rows scaled to the sum's units and the squarer's output
+// from a table (Prepare; TestQuadSum checks them against the formula).
 //
 // The lowering (lowering.go) is what ptxas 13.0 emits for sm_90a, read
 // from cuobjdump -sass: FMUL/FSEL scalings for subnormal and huge operands,

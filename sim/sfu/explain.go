@@ -50,38 +50,36 @@ func fmtFloat(v float64) string {
 	return fmt.Sprintf("%.9g", v)
 }
 
-func (t *tracer) fmul(a, b uint32, ftz, rz bool) uint32 {
-	r := fmul32(a, b, ftz, rz)
-	if t != nil {
-		unit := "FMUL"
-		if rz {
-			unit += ".RZ"
-		}
-		if ftz {
-			unit += ".FTZ"
-		}
-		t.note(unit, fmt.Sprintf("%s · %s = %s", f32Text(a), f32Text(b), f32Text(r)))
+// The steps of the instructions, recorded by the lowering (lowering.go)
+// after it computed them, only when it is traced (t != nil): the fast
+// path, Eval, calls the units directly.
+
+// fmulStep records FMUL a·b = r.
+func (t *tracer) fmulStep(a, b, r uint32, ftz, rz bool) {
+	unit := "FMUL"
+	if rz {
+		unit += ".RZ"
 	}
-	return r
+	if ftz {
+		unit += ".FTZ"
+	}
+	t.note(unit, fmt.Sprintf("%s · %s = %s", f32Text(a), f32Text(b), f32Text(r)))
 }
 
-func (t *tracer) fadd(a, b uint32) uint32 {
-	r := fadd32(a, b)
-	if t != nil {
-		t.notef("FADD", "%s + %s = %s", f32Text(a), f32Text(b), f32Text(r))
-	}
-	return r
+// faddStep records FADD a+b = r.
+func (t *tracer) faddStep(a, b, r uint32) {
+	t.notef("FADD", "%s + %s = %s", f32Text(a), f32Text(b), f32Text(r))
 }
 
-func (t *tracer) mufu(unit string, op func(uint32) uint32, x uint32) uint32 {
-	r := op(x)
-	if t != nil {
-		t.core(unit, x)
-		t.note(unit, fmt.Sprintf("%s → %s", f32Text(x), f32Text(r)))
-	}
-	return r
+// mufuStep records a MUFU operation on an f32 operand: what the unit does
+// inside, and its result.
+func (t *tracer) mufuStep(unit string, x, r uint32) {
+	t.core(unit, x)
+	t.note(unit, fmt.Sprintf("%s → %s", f32Text(x), f32Text(r)))
 }
 
+// mufu16 is a MUFU operation's .F16/.BF16 form: the operand widened to
+// f32, the f32 operation, the result truncated.
 func (t *tracer) mufu16(unit string, op func(uint32) uint32, bf bool, h uint16) uint16 {
 	w := halfToF32(h, bf)
 	r := op(w)
@@ -99,13 +97,10 @@ func (t *tracer) mufu16(unit string, op func(uint32) uint32, bf bool, h uint16) 
 	return out
 }
 
-func (t *tracer) mufu64(unit string, op func(uint32) uint32, hi uint32) uint32 {
-	r := op(hi)
-	if t != nil {
-		t.core64(unit, hi)
-		t.note(unit, fmt.Sprintf("high word %#08x → %#08x (low word 0: %.17g)", hi, r, f64(uint64(r)<<32)))
-	}
-	return r
+// mufu64Step records a MUFU.*64H operation on the high word hi.
+func (t *tracer) mufu64Step(unit string, hi, r uint32) {
+	t.core64(unit, hi)
+	t.note(unit, fmt.Sprintf("high word %#08x → %#08x (low word 0: %.17g)", hi, r, f64(uint64(r)<<32)))
 }
 
 // table describes one interpolation.

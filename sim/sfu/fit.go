@@ -152,7 +152,7 @@ func Fit(samples []Sample, o FitOptions) (*Quad, *FitReport, error) {
 		g := math.Ceil((w.lo - d) / step)
 		q.C0[i] = int64(g * step * 8)
 	}
-	return q, rep, nil
+	return q.Prepare(), rep, nil
 }
 
 // terms are t = Xl/2^L and the squarer's t² for one sample.

@@ -200,6 +200,7 @@ func WriteTables(w io.Writer, qs map[string]*Quad, header string) {
 		q := qs[n]
 		fmt.Fprintf(w, "\t%s = &Quad{L: %d, Delta: %d,\n\t\tC0: []int64{%s\n\t\t},\n\t\tC1: []int64{%s\n\t\t},\n\t\tC2: []int64{%s\n\t\t},\n\t}\n", n, q.L, q.Delta, list(q.C0), list(q.C1), list(q.C2))
 	}
+	fmt.Fprintln(w, "\tprepareTables()")
 	fmt.Fprintln(w, "}")
 }
 
@@ -209,6 +210,14 @@ var (
 	quadTANH                           [tanhMaxExp - tanhMinExp + 1]*Quad
 	quadRSQ, quadSQRT                  [2]*Quad
 )
+
+// prepareTables prepares every table for Quad.Sum (tables_gen.go's init
+// calls it once the tables are set).
+func prepareTables() {
+	for _, q := range tablesByName() {
+		q.Prepare()
+	}
+}
 
 // tablesByName maps each QuadSpec name to its table.
 func tablesByName() map[string]*Quad {

@@ -29,18 +29,34 @@ type Quad struct {
 	// Delta is a constant added to every sum, in units of 2^-(L+3).
 	Delta int64
 
-	drop []uint32 // dropTable(L), set on first use
+	rows []quadRow // the coefficients scaled for Sum (Prepare)
+	sq   []uint16  // squares(L)
 }
 
-// Sum returns S·2^(L+3) for interval i and Xl, exactly.
-func (q *Quad) Sum(i int, xl uint32) int64 {
+// quadRow is one interval's coefficients scaled to the units of Sum:
+// S·2^(L+3) = c0 + c1·Xl + c2·sq(Xl), two loads, two multiplications and
+// two additions.
+type quadRow struct{ c0, c1, c2 int64 }
+
+// Prepare scales the coefficients for Sum, which needs it (the generated
+// tables are prepared when they are set: tables_gen.go's init calls
+// prepareTables). It returns q.
+func (q *Quad) Prepare() *Quad {
 	L := uint(q.L)
-	if q.drop == nil {
-		q.drop = dropTable(L)
+	q.sq = squares(L)
+	q.rows = make([]quadRow, len(q.C0))
+	for i := range q.rows {
+		q.rows[i] = quadRow{c0: q.C0[i]<<L + q.Delta, c1: q.C1[i] << 2, c2: q.C2[i] << (L - 13)}
 	}
-	x := uint64(xl)
-	sq := int64((x*x - uint64(q.drop[xl])) >> (2*L - 15)) // t² in units of 2^-15
-	return q.C0[i]<<L + q.C1[i]*int64(xl)<<2 + q.C2[i]*sq<<(L-15+2) + q.Delta
+	return q
+}
+
+// Sum returns S·2^(L+3) for interval i and Xl, exactly: C0·2^L + C1·Xl·4 +
+// C2·sq(Xl)·2^(L-13) + Delta, with sq(Xl) = t² in units of 2^-15 from the
+// squarer. q must be prepared (Prepare).
+func (q *Quad) Sum(i int, xl uint32) int64 {
+	c := &q.rows[i]
+	return c.c0 + c.c1*int64(xl) + c.c2*int64(q.sq[xl])
 }
 
 // Floor returns floor(S) for interval i and Xl.
@@ -56,9 +72,23 @@ func truncSquare(L uint, xl uint32) uint32 {
 }
 
 var (
-	dropOnce [24]sync.Once
-	drops    [24][]uint32
+	dropOnce, squaresOnce [24]sync.Once
+	drops                 [24][]uint32
+	squared               [24][]uint16
 )
+
+// squares is truncSquare(L, Xl) for every Xl of L bits (below 2^15: t² < 1
+// in units of 2^-15), computed on first use.
+func squares(L uint) []uint16 {
+	squaresOnce[L].Do(func() {
+		t := make([]uint16, 1<<L)
+		for x := range t {
+			t[x] = uint16(truncSquare(L, uint32(x)))
+		}
+		squared[L] = t
+	})
+	return squared[L]
+}
 
 // dropTable is, for every Xl of L bits, the sum of the partial products of
 // Xl² that the squarer drops (a few hundred KiB, computed on first use).
