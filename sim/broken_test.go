@@ -80,11 +80,18 @@ var brokenCases = []brokenCase{
 	{name: "gemm_missing_wait", base: "gemm_tma_wgmma.sm_90a.ptx", launch: "gemm_tma_wgmma",
 		bug:   "wgmma.wait_group removed: the next TMA refill overwrites operands of in-flight wgmmas, and the epilogue reads accumulators nobody waited for",
 		edits: []edit{{527, "wgmma.wait_group.sync.aligned 0;", ""}},
-		want:  map[HazardKind][]int{HzAsyncRefill: {812, 817}, HzWgmmaAccRead: {995}}},
+		// the line to fix: the commit_group of the group no wait covers
+		// (the epilogue's accumulator reads at 995 are consequences)
+		want: map[HazardKind][]int{HzAsyncRefill: {522}}},
+	{name: "gemm_wait_group_one", base: gemmBase, launch: "gemm_tma_wgmma",
+		bug:   "wgmma.wait_group 1 instead of 0: the group just committed stays in flight while its stage is refilled and, after the loop, while the epilogue reads its accumulators",
+		edits: []edit{{527, "wgmma.wait_group.sync.aligned 0;", "\twgmma.wait_group.sync.aligned 1;"}},
+		// the line to fix: the wait_group whose N leaves the group in flight
+		want: map[HazardKind][]int{HzAsyncRefill: {527}}},
 	{name: "attention_missing_wait", base: "attention_step_exact.sm_90a.ptx", launch: "attention_step_exact",
 		bug:   "wgmma.wait_group removed after S = QKᵀ: the softmax reads accumulators of an in-flight wgmma",
 		edits: []edit{{469, "wgmma.wait_group.sync.aligned 0;", ""}},
-		want:  map[HazardKind][]int{HzWgmmaAccRead: {538}}},
+		want:  map[HazardKind][]int{HzWgmmaAccRead: {464}}},
 	{name: "attention_missing_proxy_fence", base: "attention_step_exact.sm_90a.ptx", launch: "attention_step_exact",
 		bug:   "fence.proxy.async removed between the st.shared staging and the wgmma that reads the tiles",
 		edits: []edit{{344, "fence.proxy.async.shared::cta;", ""}},

@@ -227,6 +227,11 @@ func (w *Warp) checkInflight(in *Inst, m uint32) bool {
 			case acc && !write:
 				h.Kind, h.PTXAS = HzWgmmaAccRead, ptxasC7517
 				h.Msg = fmt.Sprintf("reads %s, an accumulator of a wgmma.mma_async that no wgmma.wait_group has covered yet", w.regName(reg))
+				wg := w.cta.wgs[w.ID/4]
+				if cause, fix, ok := wg.uncoveredFix(wg.inflightOp(w, by), w, in.PC); ok {
+					h.Cause = mach.Prog.pos(&mach.Prog.Insts[cause])
+					h.Msg = fmt.Sprintf("reads %s, an accumulator of a wgmma.mma_async: %s", w.regName(reg), fix)
+				}
 			case acc:
 				h.Kind, h.PTXAS = HzWgmmaAccWrite, ptxasC7515
 				h.Msg = fmt.Sprintf("writes %s, an accumulator of a wgmma.mma_async that no wgmma.wait_group has covered yet", w.regName(reg))

@@ -25,6 +25,9 @@ type asyncRead struct {
 	what     string
 	releases []epoch
 	cta      *CTA
+	// a wgmma's operands: the op and its warpgroup (wgmma_wait.go)
+	wgop *wgmmaOp
+	wg   *warpgroup
 }
 
 // asynchronous reads ------------------------------------------------------------
@@ -246,7 +249,7 @@ func (r *raceState) asyncWriteIssue(op *asyncOp, c *CTA, off uint32, n int, v []
 			break
 		}
 	}
-	r.checkAsyncReads(c, off, hi, v, int32(op.in.PC), HzAsyncRefill, &fs)
+	r.checkAsyncReads(c, off, hi, v, int32(op.in.PC), HzAsyncRefill, op.w, &fs)
 	cells := r.shadow[c]
 	for o := off; o < hi; o++ {
 		cell := &cells[o]

@@ -22,7 +22,7 @@ func (r *raceState) access(w *Warp, in *Inst, lane int, c *CTA, off uint32, n in
 	hi := off + uint32(n)
 	r.checkPending(w, c, off, hi, write, &fs)
 	if write {
-		r.checkAsyncReads(c, off, hi, r.vc[i], int32(in.PC), HzAsyncSourceReuse, &fs)
+		r.checkAsyncReads(c, off, hi, r.vc[i], int32(in.PC), HzAsyncSourceReuse, w, &fs)
 	}
 	sync := r.lastSync[i]
 	for k := 0; k < n; k++ {
@@ -185,8 +185,10 @@ func (r *raceState) wrongParity(w *Warp, mb *mbarrier, phase uint64, copyPC int3
 }
 
 // checkAsyncReads reports a write to bytes an asynchronous read may still
-// read: none of its releases is ordered before the writer (clock v).
-func (r *raceState) checkAsyncReads(c *CTA, lo, hi uint32, v []uint32, pc int32, kind HazardKind, fs *findings) {
+// read: none of its releases is ordered before the writer (clock v; warp
+// w, nil for none). A wgmma's operands that no wait released name the
+// missing wait as the line to fix (wgmma_wait.go).
+func (r *raceState) checkAsyncReads(c *CTA, lo, hi uint32, v []uint32, pc int32, kind HazardKind, w *Warp, fs *findings) {
 	for _, a := range r.areads[c] {
 		if !a.regs.overlaps(lo, hi) || a.released(v) {
 			continue
@@ -208,6 +210,7 @@ func (r *raceState) checkAsyncReads(c *CTA, lo, hi uint32, v []uint32, pc int32,
 		}
 		detail := "the operand is read asynchronously until the operation is waited for (wgmma.wait_group, the tcgen05.commit's mbarrier phase, cp.async.bulk.wait_group.read); the readers must release the buffer (wait, then a barrier or an mbarrier arrive the producer waits on) before it is overwritten"
 		fs.addRange(kind, a.pc, o, end, msg, detail)
+		r.uncoveredRead(a, kind, w, pc, *fs)
 	}
 }
 

@@ -205,6 +205,7 @@ type warpgroup struct {
 	seqPos    [4]int
 	lastFence [4]int64
 	lastWait  [4]int64
+	waits     [4]waitMark // per warp: its last wgmma.wait_group (wgmma_wait.go)
 	fenced    [4]bool
 	maxnreg   int
 	maxnregBy [4]int
@@ -214,6 +215,7 @@ type warpgroup struct {
 
 type wgGroup struct {
 	ops         []*wgmmaOp
+	commitPC    [4]int32 // per warp: its wgmma.commit_group of the group
 	committedBy uint8
 	done        bool
 	waited      [4]bool
@@ -322,6 +324,7 @@ func decWgmmaSync(kind string) decodeFn {
 				}
 				wg.finishWait(w, n)
 				wg.lastWait[k] = w.steps
+				wg.noteWait(k, int32(in.PC), n)
 			}
 		}
 		return nil
@@ -403,6 +406,7 @@ func execWgmma(w *Warp, in *Inst, m uint32) {
 				chunks = append(chunks, x.off)
 			}
 			op.hb = r.asyncReadRegions(op.issueJoin, in, c, -1, 0, chunks, 0, 0, "wgmma.mma_async", w)
+			op.hb.wgop, op.hb.wg = op, wg
 		}
 		// every warp issued it: check agreement
 		for j := 1; j < 4; j++ {
@@ -488,9 +492,10 @@ func (wg *warpgroup) commit(w *Warp) {
 	g := wg.committed[k]
 	wg.committed[k]++
 	for len(wg.groups) <= g {
-		wg.groups = append(wg.groups, &wgGroup{})
+		wg.groups = append(wg.groups, &wgGroup{commitPC: [4]int32{-1, -1, -1, -1}})
 	}
 	grp := wg.groups[g]
+	grp.commitPC[k] = int32(w.PC())
 	if grp.committedBy == 0 {
 		grp.ops = wg.open[k]
 	} else if len(grp.ops) != len(wg.open[k]) {

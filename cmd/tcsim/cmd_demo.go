@@ -33,9 +33,11 @@ files, no arguments needed), in three steps:
     compared bit for bit with what the H100 wrote;
  2. the same kernel with one planted bug (fixtures/sim/broken/
     gemm_missing_wait.ptx, the recorded kernel with its wgmma.wait_group
-    removed): the line the variant changed, the errors the hazard checker
-    reports and where they show, and where the fix goes; and the variant's
-    C against the H100's;
+    removed): the line the variant changed, the error the hazard checker
+    reports, where it shows and the line to fix it names with the fix (the
+    accumulator reads after it are its consequence), which is where the
+    recorded kernel has the line the variant removed; and the variant's C
+    against the H100's;
  3. the accumulator fragment of one thread (--thread, default 37) stopped
     before the epilogue's stores, placed by the epilogue bitmath tcsim
     derives for wgmma.m64n128.d.f32 (the seed's frag_row/frag_col), each
@@ -176,10 +178,10 @@ func runDemo(e *env, opts any, args []string) error {
 }
 
 // demoBug says which line the planted variant changed (the files' diff,
-// not the checker's finding), the errors the checker reports, and where
-// the fix goes: the line a finding names as its cause when it names one
-// other than where it shows, else honestly that the checker shows the
-// symptoms, and where the recorded kernel has the line the variant removed.
+// not the checker's finding), the errors the checker reports (where each
+// shows, the line to fix it names, the other party, the consequences
+// folded into it), and whether the line the variant changed lies where
+// the checker's fix goes: after the line to fix and before the symptom.
 func demoBug(w io.Writer, good, bad []byte, mb *sim.Machine) error {
 	var errs []sim.Finding
 	for _, f := range mb.Findings() {
@@ -206,23 +208,30 @@ func demoBug(w io.Writer, good, bad []byte, mb *sim.Machine) error {
 	fmt.Fprintf(w, "     %5d | %s   (recorded kernel)\n", changed, sourceLine(goodLines, changed))
 	fmt.Fprintf(w, "     %5d | %s\n", changed, sourceLine(badLines, changed))
 	fmt.Fprintf(w, "   the hazard checker, not told which line changed, reports %s:\n", findingSummary(errs))
-	var named []string
+	var fixed []string
 	for _, h := range errs {
 		fmt.Fprintf(w, "   %s\n", wrapWords(fmt.Sprintf("%s [%s] at line %d: %s", h.Severity, h.Rule, h.Pos.Line, h.Msg), 88, "     "))
-		fmt.Fprintf(w, "     %5d | %s\n", h.Pos.Line, sourceLine(badLines, int(h.Pos.Line)))
-		if h.Related.IsValid() {
+		fmt.Fprintf(w, "     %5d | %s   (where it shows)\n", h.Pos.Line, sourceLine(badLines, int(h.Pos.Line)))
+		if c := h.Cause; c.IsValid() && c.Line != h.Pos.Line {
+			fmt.Fprintf(w, "     %5d | %s   (the line to fix)\n", c.Line, sourceLine(badLines, int(c.Line)))
+			if lo, hi := min(c.Line, h.Pos.Line), max(c.Line, h.Pos.Line); int32(changed) > lo && int32(changed) < hi {
+				fixed = append(fixed, fmt.Sprintf("after line %d and before line %d", lo, hi))
+			}
+		}
+		if h.Related.IsValid() && h.Related != h.Cause {
 			fmt.Fprintf(w, "     %5d | %s   (related)\n", h.Related.Line, sourceLine(badLines, int(h.Related.Line)))
 		}
-		if c := h.Cause; c.IsValid() && c.Line != h.Pos.Line {
-			named = append(named, fmt.Sprintf("line %d", c.Line))
+		for _, c := range h.Consequences {
+			fmt.Fprintf(w, "     and its consequence, folded into it: [%s] at line %d (%s)\n", c.Rule, c.Pos.Line, countOf(c.Count, "time", "times"))
 		}
 	}
-	if len(named) > 0 {
-		fmt.Fprintf(w, "   the checker names the line to fix: %s (the variant changed line %d)\n", strings.Join(named, ", "), changed)
+	if len(fixed) == 0 {
+		fmt.Fprintf(w, "   no line to fix it names has the changed line after it: the fix is what the variant\n")
+		fmt.Fprintf(w, "   removed, line %d of the recorded kernel\n", changed)
 		return nil
 	}
-	fmt.Fprintf(w, "   they show where the change is felt, not the line to fix, which the checker does not\n")
-	fmt.Fprintf(w, "   name here: the fix is what the variant removed, line %d of the recorded kernel\n", changed)
+	fmt.Fprintf(w, "   the fix it names goes where the recorded kernel has the line the variant removed:\n")
+	fmt.Fprintf(w, "   line %d, %s\n", changed, strings.Join(fixed, "; "))
 	return nil
 }
 

@@ -60,7 +60,9 @@ func TestDemoOnFiles(t *testing.T) {
 		"replay fixtures/corpus/gemm_tma_wgmma": {0, []string{"C: bit-identical to the GPU (65536 elements, 262144 bytes)", "replay: 1 of 1 buffers bit-identical to the GPU"}, ""},
 		"run fixtures/sim/broken/gemm_missing_wait.ptx --launch fixtures/sim/launch/gemm_tma_wgmma.json --check": {1, []string{
 			"error [async/refill-before-release]", "fixtures/sim/broken/gemm_missing_wait.ptx:812:2",
-			"error [wgmma/acc-read-before-wait]", "fixtures/sim/broken/gemm_missing_wait.ptx:995:2", "2 errors"}, "2 errors reported"},
+			"fix  fixtures/sim/broken/gemm_missing_wait.ptx:522:2  wgmma.commit_group.sync.aligned",
+			"wait for it with wgmma.wait_group 0 after line 522 and before line 812",
+			"consequences (this run's; they vary with --schedule): wgmma/acc-read-before-wait at 995 ×16", "1 error"}, "1 error reported"},
 		"replay fixtures/corpus/gemm_tma_wgmma --ptx fixtures/sim/broken/gemm_missing_wait.ptx -q": {1, []string{
 			"variant: the kernel of fixtures/sim/broken/gemm_missing_wait.ptx, not the case's kernel.ptx",
 			"C: 65536 of 65536 elements differ from the GPU (0 bit-identical)"}, "1 of 1 buffers differ from the GPU (the variant fixtures/sim/broken/gemm_missing_wait.ptx)"},
@@ -71,8 +73,12 @@ func TestDemoOnFiles(t *testing.T) {
 	for _, claim := range []string{
 		"C: 65536/65536 f32 elements bit-identical to the NVIDIA H100 80GB HBM3",
 		"is the recorded kernel with line 527 changed",
+		"reports 1 error:",
 		"error [async/refill-before-release] at line 812",
-		"error [wgmma/acc-read-before-wait] at line 995",
+		"wait for it with wgmma.wait_group 0 after line 522 and before line 812",
+		"522 | wgmma.commit_group.sync.aligned;   (the line to fix)",
+		"and its consequence, folded into it: [wgmma/acc-read-before-wait] at line 995",
+		"line 527, after line 522 and before line 812",
 		"65536 of 65536 elements\n   of its C differ from the H100's",
 		"stopped before the epilogue's first store (line 995)",
 	} {
