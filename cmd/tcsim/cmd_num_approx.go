@@ -154,10 +154,12 @@ func runNumApprox(e *env, o *numApproxOpts, args []string) error {
 	fmt.Fprintf(w, "\n  result  %s\n", approxValue(ft, lanes, r))
 	fmt.Fprintf(w, "  model   %s; ptxas (sm_90a): %s\n", approxStatus(f, ops[0], ops[1]), f.Lowering)
 	if f.Exact {
-		if f.MeasuredInput(ops[0], ops[1]) {
-			fmt.Fprintf(w, "  checked on the H100 on %s, %s among them\n", f.Coverage(), approxOperands(f))
-		} else {
-			fmt.Fprintf(w, "  checked on the H100 on %s; not on %s\n", f.Coverage(), approxOperands(f))
+		for _, c := range f.Checks() {
+			if c.Contains(ops[0], ops[1]) {
+				fmt.Fprintf(w, "  checked on the %s on %s, %s among them\n", c.GPU, c.Coverage, approxOperands(f))
+			} else {
+				fmt.Fprintf(w, "  checked on the %s on %s; not on %s\n", c.GPU, c.Coverage, approxOperands(f))
+			}
 		}
 	}
 	ref := sfu.Reference(f, ops[0], ops[1])
@@ -177,7 +179,7 @@ func runNumApprox(e *env, o *numApproxOpts, args []string) error {
 }
 
 // approxStatus is the model's status for one input: "bit-exact" only
-// where the H100 was checked on it.
+// where a GPU was checked on it.
 func approxStatus(f *sfu.Form, a, b uint64) string {
 	if f.Exact && !f.MeasuredInput(a, b) {
 		return "not checked on " + approxOperands(f) + " (bit-exact on every input checked)"

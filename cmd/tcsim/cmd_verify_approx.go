@@ -29,7 +29,7 @@ func init() {
 	register(&command{
 		name:    "verify approx",
 		args:    "[--gpu [--record FILE] [--diff DIR] | --gpu --record-fit FILE] [--fixture FILE] [--full] [--forms REGEXP]",
-		summary: "check the approximate-math model (ex2, lg2, rcp, rsqrt, sqrt, sin, cos, tanh .approx, div) against the H100 (every input of the 32- and 16-bit forms)",
+		summary: "check the approximate-math model (ex2, lg2, rcp, rsqrt, sqrt, sin, cos, tanh .approx, div) against the H100 and H200 (every input of the 32- and 16-bit forms)",
 		help: `Checks tcsim's model of the special function unit (package sim/sfu: the
 MUFU core and the instructions ptxas puts around it) against hardware: each
 32-bit form on all 2^32 operands, each 16-bit form on all 2^16 (packed x2
@@ -410,9 +410,15 @@ func approxReplay(e *env, o *approxOpts, forms []*sfu.Form) error {
 	for _, f := range forms {
 		want[f.Op] = true
 	}
-	var p provenance.Provenance
-	if len(recs) > 0 {
-		p = recs[0].Provenance
+	keep, err := o.domainFilter()
+	if err != nil {
+		return err
+	}
+	var sel []*sfu.HashRecord
+	for _, rec := range recs {
+		if want[rec.Op] && (keep == nil || keep(rec.Domain)) {
+			sel = append(sel, rec)
+		}
 	}
 	seed := o.seed
 	if seed == 0 {
@@ -422,18 +428,11 @@ func approxReplay(e *env, o *approxOpts, forms []*sfu.Form) error {
 	if o.full {
 		what = "every chunk"
 	}
-	fmt.Fprintf(e.stdout, "replaying %s: %s (%s, driver %s, CUDA %s, %s), %s; %s\n", o.fixture, p.GPU, p.Arch, p.DriverVersion, p.CUDAVersion, p.PTXAS, strings.SplitN(p.Date, "T", 2)[0], what)
+	fmt.Fprintf(e.stdout, "replaying %s: %s; %s\n", o.fixture, recordedOn(sel), what)
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FORM\tDOMAIN\tCHUNKS CHECKED\tRESULT\tMODEL")
 	bad := 0
-	keep, err := o.domainFilter()
-	if err != nil {
-		return err
-	}
-	for _, rec := range recs {
-		if !want[rec.Op] || keep != nil && !keep(rec.Domain) {
-			continue
-		}
+	for _, rec := range sel {
 		r, err := sfu.ReplayRecord(rec, o.full, o.sample, seed)
 		if err != nil {
 			return fmt.Errorf("%s: %w", o.fixture, err)
@@ -455,6 +454,32 @@ func approxReplay(e *env, o *approxOpts, forms []*sfu.Form) error {
 		return fmt.Errorf("%d campaigns of bit-exact forms do not match their recording", bad)
 	}
 	return nil
+}
+
+// recordedOn says where the records were made: each distinct GPU, driver,
+// CUDA, ptxas and day, with the number of campaigns when there are
+// several.
+func recordedOn(recs []*sfu.HashRecord) string {
+	var order []string
+	count := map[string]int{}
+	for _, rec := range recs {
+		p := rec.Provenance
+		k := fmt.Sprintf("%s (%s, driver %s, CUDA %s, %s), %s", p.GPU, p.Arch, p.DriverVersion, p.CUDAVersion, p.PTXAS, strings.SplitN(p.Date, "T", 2)[0])
+		if count[k] == 0 {
+			order = append(order, k)
+		}
+		count[k]++
+	}
+	if len(order) == 0 {
+		return "no campaign selected"
+	}
+	if len(order) == 1 {
+		return order[0]
+	}
+	for i, k := range order {
+		order[i] = fmt.Sprintf("%s (%d campaign%s)", k, count[k], map[bool]string{true: "s"}[count[k] > 1])
+	}
+	return strings.Join(order, "; ")
 }
 
 // approxDump runs the fitting datasets and writes them in files of at most

@@ -46,8 +46,9 @@ func TestVerifyApproxTampered(t *testing.T) {
 		nil, "2 campaigns of bit-exact forms do not match their recording")
 }
 
-// TestNumApproxCoverage: tcsim num says "bit-exact" only on inputs the
-// H100 was checked on, and says on which inputs it was.
+// TestNumApproxCoverage: tcsim num says "bit-exact" only on inputs a GPU
+// was checked on, and says on which inputs each GPU (the H100 for most
+// campaigns, the H200 for the f64 edge campaigns) was.
 func TestNumApproxCoverage(t *testing.T) {
 	for _, c := range []struct {
 		args     []string
@@ -56,8 +57,12 @@ func TestNumApproxCoverage(t *testing.T) {
 		exitCode int
 	}{
 		{[]string{"num", "ex2.approx.ftz.f32", "0.37"}, []string{"model   bit-exact;", "checked on the H100 on all 2^32 operands, this operand among them"}, nil, 0},
-		{[]string{"num", "rsqrt.approx.f64", "0x7ff0000000000000"}, []string{"model   not checked on this operand (bit-exact on every input checked)", "2^32 high words × 1 low word", "; not on this operand"}, []string{"model   bit-exact"}, 0},
-		{[]string{"num", "rcp.approx.ftz.f64", "1"}, []string{"model   not checked on this operand"}, []string{"model   bit-exact"}, 0},
+		{[]string{"num", "rsqrt.approx.f64", "0x7ff0000000000000"}, []string{"model   bit-exact;",
+			"checked on the H100 on 2^32 high words × 1 low word (every high word, each with one pseudo-random low word); not on this operand\n",
+			"checked on the H200 on all 2^32 high words with each of the low words 0, 1 and 0xffffffff; all 2^32 low words under each of the high words 0x00000000, ", "0x7ff00000, this operand among them\n"}, nil, 0},
+		{[]string{"num", "rsqrt.approx.f64", "1.1"}, []string{"model   not checked on this operand (bit-exact on every input checked)", "1 low word (every high word, each with one pseudo-random low word); not on this operand", "0x7ff00000; not on this operand"}, []string{"model   bit-exact", "among them"}, 0},
+		{[]string{"num", "rcp.approx.ftz.f64", "1"}, []string{"model   bit-exact;", "checked on the H200", "this operand among them"}, nil, 0},
+		{[]string{"num", "rcp.approx.ftz.f64", "0x3ff8000000000002"}, []string{"model   not checked on this operand"}, []string{"model   bit-exact", "among them"}, 0},
 		{[]string{"num", "div.full.f32", "1", "3"}, []string{"model   bit-exact;", "a = 1.0 with all 2^32 divisors", "these operands among them"}, nil, 0},
 		{[]string{"num", "div.full.f32", "2", "3"}, []string{"model   not checked on these operands"}, nil, 0},
 	} {
@@ -102,4 +107,15 @@ func TestRecordFitReport(t *testing.T) {
 	if bad := reportFitChecks(&b, checks); bad != 1 || !strings.Contains(b.String(), "ANOTHER TABLE") {
 		t.Errorf("a record that does not refit: %d failed\n%s", bad, b.String())
 	}
+}
+
+// TestVerifyApproxRecordedOn: the replay's header names the GPU of every
+// campaign it replays, with the count of each when there are several, and
+// only those (the H200's f64 edge campaigns are not the H100's).
+func TestVerifyApproxRecordedOn(t *testing.T) {
+	expectCLI(t, []string{"verify", "approx", "--fixture", "../../fixtures/approx", "--forms", `^rsqrt\.approx\.f64$`, "--sample", "1", "--seed", "3"}, 0,
+		[]string{"replaying ../../fixtures/approx: NVIDIA H100 80GB HBM3 (sm_90, driver 580.159.04, CUDA 13.0, Cuda compilation tools, release 13.0, V13.0.88), 2026-11-25 (1 campaign); NVIDIA H200 (sm_90, driver 580.159.04, CUDA 13.0, Cuda compilation tools, release 13.0, V13.0.88), 2026-12-01 (9 campaigns); 1 chunks",
+			"rsqrt.approx.f64  lo-hi7ff00000  1 of 4096       1/1 match  bit-exact"}, nil, "")
+	expectCLI(t, []string{"verify", "approx", "--fixture", "../../fixtures/approx", "--forms", `^rsqrt\.approx\.f64$`, "--domains", `^hi$`, "--sample", "1", "--seed", "3"}, 0,
+		[]string{"V13.0.88), 2026-11-25; 1 chunks"}, []string{"H200"}, "")
 }

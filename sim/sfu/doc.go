@@ -43,7 +43,10 @@
 // number and result), Form.ChunkHash computes the same with the model, and
 // the recorded per-chunk hashes are replayed in CI. Form.Measured lists the
 // campaigns recorded for a form (every operand of the 32-bit and 16-bit
-// forms; for f64 2^32 high words × 1 low word), Form.MeasuredInput whether
-// an input was among them. The package does not
+// forms; for f64 2^32 high words × 1 low word, every high word with low
+// words 0, 1 and 0xffffffff, and every low word under six high words),
+// Form.RecordedOn the GPU each was recorded on (the H100, and for the f64
+// edge campaigns an H200), Form.Checks the same grouped by GPU, and
+// Form.MeasuredInput whether an input was among them. The package does not
 // import the simulator: sim uses it for the instructions' semantics.
 package sfu

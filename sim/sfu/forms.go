@@ -44,13 +44,14 @@ type Form struct {
 	ref  func(a, b uint64) uint64            // Reference
 	// Lowering is what ptxas emits for it on sm_90a, in SASS words.
 	Lowering string
-	// Exact says that the model agreed with the H100 bit for bit on every
-	// input of the campaigns recorded for the form (Measured; Coverage
-	// says it in words): every operand of the f32, f16, bf16 and x2
-	// forms; for the f64 forms 2^32 high words × 1 pseudo-random low word;
-	// for the divisions 2^32 random pairs, a = 1 with every divisor and
-	// 1024² edge pairs. MeasuredInput tells whether a given input was
-	// among them.
+	// Exact says that the model agreed with the GPU bit for bit on every
+	// input of the campaigns recorded for the form (Measured; Checks says
+	// it in words, with the GPU of each: RecordedOn): every operand of the
+	// f32, f16, bf16 and x2 forms; for the f64 forms 2^32 high words × 1
+	// pseudo-random low word, every high word with low words 0, 1 and
+	// 0xffffffff, and every low word under six high words; for the
+	// divisions 2^32 random pairs, a = 1 with every divisor and 1024² edge
+	// pairs. MeasuredInput tells whether a given input was among them.
 	Exact bool
 	// Agreement describes the measured agreement where the model is not
 	// exact ("" when exact).

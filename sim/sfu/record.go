@@ -16,9 +16,10 @@ import (
 	"github.com/tcsim/tcsim/internal/provenance"
 )
 
-// A HashRecord is what the H100 computed for one form over one domain:
-// the hash of every chunk of 2^ChunkBits inputs. It is independent of the
-// model, which is checked against it chunk by chunk.
+// A HashRecord is what a GPU (an H100 or H200, as its Provenance says)
+// computed for one form over one domain: the hash of every chunk of
+// 2^ChunkBits inputs. It is independent of the model, which is checked
+// against it chunk by chunk.
 type HashRecord struct {
 	Op         string                `json:"op"`
 	Domain     string                `json:"domain"`

@@ -47,6 +47,9 @@ func TestRecordedHashes(t *testing.T) {
 			!strings.Contains(rec.Provenance.PTXAS, "V13.") || rec.Provenance.Arch != "sm_90" {
 			t.Errorf("%s on %s: incomplete provenance %+v", rec.Op, rec.Domain, rec.Provenance)
 		}
+		if on := r.Form.RecordedOn(r.Domain); !strings.Contains(rec.Provenance.GPU, on) {
+			t.Errorf("%s on %s: recorded on %q, RecordedOn says %q", rec.Op, rec.Domain, rec.Provenance.GPU, on)
+		}
 		if rec.Agreement == nil || rec.Agreement.Mismatches != 0 || rec.Agreement.Chunks != 0 {
 			t.Errorf("%s on %s: the recording does not say the model agreed on every input: %+v", rec.Op, rec.Domain, rec.Agreement)
 		}
@@ -226,10 +229,16 @@ func TestDomainContains(t *testing.T) {
 		a    uint64
 		want bool
 	}{
-		{0x7FF0000000000000, false}, // +inf: low word 0
-		{0x3FF0000000000000, false}, // 1.0
-		{0, false},
+		{0x7FF0000000000000, true}, // +inf: low word 0 (hi-lo0), high word 0x7ff00000 (lo-hi7ff00000)
+		{0x3FF0000000000000, true}, // 1.0
+		{0, true},
 		{0x3FF00000<<32 | uint64(uint32(Mix64(0x3FF00000+seedHi))), true},
+		{0x3FF199999999999A, false}, // 1.1: neither word is an edge word, the low word not the high word's pseudo-random one
+		{0x3FF1999900000002, false},
+		{0x0123456789ABCDEF, false},
+		{0x0123456700000001, true},
+		{0x400921FB12345678, true}, // under high word 0x400921fb
+		{0x400921FC12345678, false},
 	} {
 		if got := f.MeasuredInput(c.a, 0); got != c.want {
 			t.Errorf("MeasuredInput(%#x) = %v, want %v", c.a, got, c.want)
@@ -241,5 +250,40 @@ func TestDomainContains(t *testing.T) {
 	}
 	if !MustLookup("ex2.approx.f32").MeasuredInput(0x7F800000, 0) {
 		t.Errorf("ex2.approx.f32: every operand is measured")
+	}
+}
+
+// TestChecks: a form's measured inputs grouped by the GPU they were
+// recorded on, in words.
+func TestChecks(t *testing.T) {
+	for _, c := range []struct {
+		op   string
+		want []Check
+	}{
+		{"ex2.approx.ftz.f32", []Check{{GPU: "H100", Coverage: "all 2^32 operands"}}},
+		{"div.full.f32", []Check{{GPU: "H100", Coverage: DomainRand.Coverage + "; " + DomainOne.Coverage + "; " + DomainEdge.Coverage}}},
+		{"rsqrt.approx.f64", []Check{{GPU: "H100", Coverage: DomainHi.Coverage}, {GPU: "H200", Coverage: "all 2^32 high words with each of the low words 0, 1 and 0xffffffff; " +
+			"all 2^32 low words under each of the high words 0x00000000, 0x800fffff, 0x00100000, 0x3ff00000, 0x400921fb and 0x7ff00000"}}},
+	} {
+		got := MustLookup(c.op).Checks()
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %d checks, want %d: %+v", c.op, len(got), len(c.want), got)
+			continue
+		}
+		n := 0
+		for i, g := range got {
+			n += len(g.Domains)
+			if g.GPU != c.want[i].GPU || g.Coverage != c.want[i].Coverage {
+				t.Errorf("%s: check %d is %s: %q, want %s: %q", c.op, i, g.GPU, g.Coverage, c.want[i].GPU, c.want[i].Coverage)
+			}
+		}
+		if n != len(MustLookup(c.op).Measured()) {
+			t.Errorf("%s: the checks hold %d domains, Measured %d", c.op, n, len(MustLookup(c.op).Measured()))
+		}
+	}
+	f := MustLookup("rsqrt.approx.f64")
+	cs := f.Checks()
+	if cs[0].Contains(0x7FF0000000000000, 0) || !cs[1].Contains(0x7FF0000000000000, 0) {
+		t.Errorf("+inf is in the H200's campaigns only")
 	}
 }
