@@ -186,8 +186,8 @@ func decBulk(d *decoder) error {
 							mb.copyLanded(in.PC, phases[i])
 							mb.completeTx(in, int64(size))
 						} else {
-							u.m.hazard(Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
-								Msg: fmt.Sprintf("a bulk copy completes on the mbarrier at %#x, which is not initialized", moff)})
+							u.m.mbarUninit(tc, moff, mb, nil, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
+								Msg: fmt.Sprintf("a bulk copy completes on the mbarrier at %#x, which is not initialized", moff)}, false)
 						}
 					}
 				}
@@ -363,12 +363,13 @@ func decCpAsyncArrive(d *decoder) error {
 		u := w.cta.u
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
-			mb, _, off, ok := w.mbarAt(in, l, false)
+			mb, mc, off, ok := w.mbarAt(in, l, false)
 			if !ok {
 				return
 			}
 			if mb == nil || !mb.live {
-				u.m.mbarHazard(w, in, 1<<l, HzMbarUninit, "cp.async.mbarrier.arrive on the mbarrier at %#x before mbarrier.init", off)
+				u.m.mbarUninit(mc, off, mb, w, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+					Msg: fmt.Sprintf("cp.async.mbarrier.arrive on the mbarrier at %#x before mbarrier.init", off)}, false)
 				continue
 			}
 			if !noinc {

@@ -32,6 +32,10 @@ var blackwellBrokenCases = []brokenCase{
 		bug:   "the warps no longer wait for the first MMA's commit before overwriting its A operand in TMEM with tcgen05.st: the in-flight MMA may read the new rows",
 		edits: []edit{{113, "mbarrier.try_wait.parity.shared::cta.b64 \t%p6, [%r5], 0;", "\tsetp.eq.u32 \t%p6, %r1, %r1;"}},
 		want:  map[HazardKind][]int{HzTcgenInFlight: {119}}},
+	{name: "atmem_st_no_wait", base: "../sim/blackwell/atmem_gemm.sm_100a.ptx", launch: "../blackwell/atmem_gemm",
+		bug:   "tcgen05.wait::st removed after the warps store A0 into TMEM: the fence::before_thread_sync and the barrier order the stores' issue before the first MMA, not their completion",
+		edits: []edit{{93, "tcgen05.wait::st.sync.aligned;", ""}},
+		want:  map[HazardKind][]int{HzTcgenWaitSt: {92}}},
 	{name: "pair_tma_multicast_mask", base: "../sim/blackwell/pair_tma.sm_100a.ptx", launch: "../blackwell/pair_tma",
 		bug:   "the multicast's ctaMask is 0b101: it names CTA rank 2, which the two-CTA cluster does not have, and the copy to rank 1 that its mbarrier expects is not made",
 		edits: []edit{{69, "mov.u16 \t%h1, 3;", "\tmov.u16 \t%h1, 5;"}},
@@ -42,25 +46,7 @@ var blackwellBrokenCases = []brokenCase{
 		want:  map[HazardKind][]int{HzMulticastMask: {77}}, hangs: true},
 }
 
-// blackwellCauseLines are the cause lines of broken_test.go's Blackwell
-// rows as the happens-before TMEM checks (tcgen05_hb.go) report them: the
-// refill that is not ordered after the MMA's commit and the loads that
-// read D before it, whatever the schedule ran first; and for a lane
-// quarter, the instruction that computes the address's lane field.
-var blackwellCauseLines = map[string]map[HazardKind][]int{
-	"mxf8_refill_inflight": {HzTmemRace: {129}, HzTcgenInFlight: {138, 139, 140, 141}},
-	"pair_lane_quarter":    {HzTmemLane: {131}},
-	"tcgen05_lane_quarter": {HzTmemLane: {594}},
-}
-
-func init() {
-	for i := range brokenCases {
-		if w, ok := blackwellCauseLines[brokenCases[i].name]; ok {
-			brokenCases[i].want, brokenCases[i].maybe = w, nil
-		}
-	}
-	brokenCases = append(brokenCases, blackwellBrokenCases...)
-}
+func init() { brokenCases = append(brokenCases, blackwellBrokenCases...) }
 
 // The TMEM lifecycle of CTAs sharing an SM: sm_share (fixtures/sim/
 // blackwell) run with two CTAs per SM, and its plants, generated and

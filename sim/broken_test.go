@@ -34,12 +34,8 @@ type brokenCase struct {
 	want   map[HazardKind][]int // rule → cause lines
 	hangs  bool                 // the run ends in a deadlock (checked under the lazy schedule)
 	faults bool                 // the run stops with a fault (an instruction the simulator cannot execute as written)
-	// maybe lists rules that some schedules report and others do not; they
-	// are neither required nor unexpected. Only the tcgen05 rules that
-	// sim/tcgen05*.go still judge by when the simulated MMA completed may
-	// be listed (TestBrokenMaybe): their happens-before rework removes
-	// them. anyEnd: the run may end in a deadlock.
-	maybe  []HazardKind
+	// anyEnd: the run may end in a deadlock (or not), depending on the
+	// schedule; the findings may not.
 	anyEnd bool
 }
 
@@ -123,7 +119,7 @@ var brokenCases = []brokenCase{
 	{name: "tcgen05_lane_quarter", base: "tcgen05_gemm.sm_100a.ptx", launch: "tcgen05_gemm",
 		bug:   "the epilogue's TMEM lane base is (tid/64)*32 instead of (tid/32)*32: warps read lanes outside their quarter",
 		edits: []edit{{594, "shl.b32 \t%r184, %r1, 16;", "\tshl.b32 \t%r184, %r1, 15;"}},
-		want:  map[HazardKind][]int{HzTmemLane: {611}}},
+		want:  map[HazardKind][]int{HzTmemLane: {594}}},
 	// The line to fix: the expect_tx and the mbarrier.init, with their
 	// numbers, rather than the wait that hangs or the read that comes early.
 	{name: "gemm_expect_tx_short", base: "gemm_tma_wgmma.sm_90a.ptx", launch: "gemm_tma_wgmma",
@@ -158,6 +154,15 @@ var brokenCases = []brokenCase{
 		bug:   "the CTA barrier that releases a stage after the ld.shared reads is removed: thread 0's TMA refill races with the other warps' reads",
 		edits: []edit{{207, "bar.sync \t0;", ""}},
 		want:  map[HazardKind][]int{HzAsyncRefill: {233}, HzMbarLapped: {151}}},
+	// The copies of stage_ldshared's prologue issued by thread 32 while
+	// thread 0 initializes the mbarriers, with no bar.sync between:
+	// whichever comes first (the init, or the copy, which then finds the
+	// barrier uninitialized), the line to fix is the init (mbar_uninit.go).
+	{name: "stage_init_unordered", base: handoffBase, launch: "stage_ldshared",
+		bug: "thread 32 issues the prologue copies, and the bar.sync after thread 0's mbarrier.init is removed",
+		edits: []edit{{70, "bar.sync \t0;", ""},
+			{74, "or.pred  \t%p4, %p1, %p3;", "\tsetp.ne.s32 \t%p4, %r2, 32; or.pred  \t%p4, %p4, %p3;"}},
+		want: map[HazardKind][]int{HzMbarInitOrder: {56, 60}}, anyEnd: true},
 	{name: "warp_transpose_no_syncwarp", base: "smem_handoff.sm_90a.ptx", launch: "warp_transpose",
 		bug:   "bar.warp.sync removed between the lanes' row stores and their column loads",
 		edits: []edit{{319, "bar.warp.sync \t-1;", ""}},
@@ -310,7 +315,8 @@ var brokenCases = []brokenCase{
 	{name: "pair_lane_quarter", base: pairBase, launch: pairLaunch,
 		bug:   "the epilogue's TMEM lane base is 16·warp instead of 32·warp: warps read lanes outside their quarter",
 		edits: []edit{{131, "shl.b32 \t%r47, %r2, 21;", "\tshl.b32 \t%r47, %r2, 20;"}},
-		want:  map[HazardKind][]int{HzTmemLane: {170, 171, 172, 173}}},
+		// the instruction that computes the TMEM address's lane field
+		want: map[HazardKind][]int{HzTmemLane: {131}}},
 	{name: "pair_missing_dealloc", base: pairBase, launch: pairLaunch,
 		bug:   "tcgen05.dealloc.cta_group::2 removed: both CTAs exit with the pair's TMEM allocated",
 		edits: []edit{{207, "tcgen05.dealloc.cta_group::2.sync.aligned.b32 %r40, 64;", ""}},
@@ -337,7 +343,9 @@ var brokenCases = []brokenCase{
 	{name: "mxf8_refill_inflight", base: mxf8Base, launch: mxf8Launch,
 		bug:   "warp 1 refills the scale factors' TMEM without waiting for the MMA's commit: the in-flight MMA may read the new scale factors",
 		edits: []edit{{123, "mbarrier.try_wait.parity.shared::cta.b64 \t%p6, [%r5], 0;", "\tsetp.eq.u32 \t%p6, %r1, %r1;"}},
-		want:  map[HazardKind][]int{HzTmemRace: {112, 119}}, maybe: []HazardKind{HzTcgenInFlight}},
+		// the refill that is not ordered after the MMA's commit, and the
+		// loads that read D before it, whatever the schedule ran first
+		want: map[HazardKind][]int{HzTmemRace: {129}, HzTcgenInFlight: {138, 139, 140, 141}}},
 }
 
 const (
@@ -428,32 +436,10 @@ func TestBrokenVariants(t *testing.T) {
 				}
 				t.Run(schedName(o), func(t *testing.T) {
 					m := runBroken(t, bc, path, src, o)
-					fs := m.Findings()
-					if len(bc.maybe) > 0 {
-						kept := fs[:0:0]
-						for _, f := range fs {
-							if !slices.Contains(bc.maybe, f.Rule) {
-								kept = append(kept, f)
-							}
-						}
-						fs = kept
-					}
-					checkFindings(t, fs, bc.want, true)
+					checkFindings(t, m.Findings(), bc.want, true)
 				})
 			}
 		})
-	}
-}
-
-// TestBrokenMaybe keeps the exception of brokenCase.maybe to the tcgen05
-// rules whose happens-before rework is in progress.
-func TestBrokenMaybe(t *testing.T) {
-	for _, bc := range brokenCases {
-		for _, k := range bc.maybe {
-			if k != HzTcgenInFlight && k != HzTmemRace {
-				t.Errorf("%s: maybe lists %s; a planted variant must report the same findings under every schedule (fold consequences into their root cause)", bc.name, k)
-			}
-		}
 	}
 }
 
@@ -550,44 +536,5 @@ func TestBrokenControls(t *testing.T) {
 		if !corpus[name] {
 			t.Errorf("%s: its control %s is not in the hazard corpus (TestHazardCorpus)", bc.name, name)
 		}
-	}
-}
-
-// TestInitUnordered: the copies of stage_ldshared's prologue issued by
-// thread 32 while thread 0 initializes the mbarriers, with no bar.sync
-// between, complete on barriers whose mbarrier.init nothing orders before
-// them: reported at the inits. (Under random schedules the copy may come
-// before the init, which the simulator reports as mbarrier/uninitialized;
-// see unplantedRules.)
-func TestInitUnordered(t *testing.T) {
-	bc := brokenCase{name: "stage_init_unordered", base: handoffBase, launch: "stage_ldshared",
-		bug: "thread 32 issues the prologue copies, and the bar.sync after thread 0's mbarrier.init is removed",
-		edits: []edit{{70, "bar.sync \t0;", ""},
-			{74, "or.pred  \t%p4, %p1, %p3;", "\tsetp.ne.s32 \t%p4, %r2, 32; or.pred  \t%p4, %p4, %p3;"}},
-		want: map[HazardKind][]int{HzMbarInitOrder: {56, 60}}}
-	base, err := os.ReadFile(filepath.Join("../fixtures/kernels", bc.base))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := bc.apply(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := launch.ReadLaunch(filepath.Join("../fixtures/sim/launch", bc.launch+".json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []Schedule{Lazy, Eager, Latest} {
-		t.Run(s.String(), func(t *testing.T) {
-			m, err := Prepare(bc.name+".ptx", src, l, Options{Check: true, Schedule: s})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var dl *DeadlockError
-			if err := m.Run(); err != nil && !errors.As(err, &dl) {
-				t.Fatal(err)
-			}
-			checkFindings(t, m.Findings(), bc.want, true)
-		})
 	}
 }

@@ -116,8 +116,8 @@ func decBulkReduce(d *decoder) error {
 				op.run = func(op *asyncOp) {
 					reduce(dc.Smem[doff : doff+uint32(size)])
 					if mb == nil || !mb.live {
-						u.m.hazard(Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: mc.ID, Warp: -1,
-							Msg: fmt.Sprintf("a bulk reduction completes on the mbarrier at %#x, which is not initialized", moff)})
+						u.m.mbarUninit(mc, moff, mb, nil, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: mc.ID, Warp: -1,
+							Msg: fmt.Sprintf("a bulk reduction completes on the mbarrier at %#x, which is not initialized", moff)}, false)
 						return
 					}
 					if u.race != nil {

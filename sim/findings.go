@@ -102,7 +102,7 @@ func (m *Machine) Findings() []Finding {
 	}
 	for _, s := range all {
 		root := folded[s]
-		for root != nil && folded[root] != nil {
+		for n := 0; root != nil && folded[root] != nil && n < len(all); n++ {
 			root = folded[root]
 		}
 		if root != nil {
@@ -139,24 +139,39 @@ func (rs *rootSet) classify(all []*site) (folded, same map[*site]*site) {
 	folded, same = map[*site]*site{}, map[*site]*site{}
 	lappedAt := map[ptx.Position]*site{}
 	for _, s := range all {
-		if rec := rs.rootOf(s); rec != nil {
-			if rec.site.h.Kind == s.h.Kind {
-				same[s] = rec.site
-			} else {
-				folded[s] = rec.site
-			}
-		}
 		if s.h.Kind == HzMbarLapped {
 			if _, ok := lappedAt[s.h.Pos]; !ok {
 				lappedAt[s.h.Pos] = s
 			}
 		}
 	}
+	// A wrong parity at a lapped wait is the lapping seen from the waiter:
+	// it explains nothing of its own.
+	demoted := map[*rootRec]bool{}
+	for _, s := range all {
+		if s.links.root != nil && s.h.Kind == HzMbarPhase && lappedAt[s.h.CausePos()] != nil {
+			demoted[s.links.root] = true
+		}
+	}
+	for _, s := range all {
+		if rec := rs.rootOf(s, demoted); rec != nil {
+			if rec.site.h.Kind == s.h.Kind {
+				same[s] = rec.site
+			} else {
+				folded[s] = rec.site
+			}
+		}
+	}
 	for _, s := range all {
 		// A lapped waiter's parity wait passes on the wrong phase: that
-		// wrong parity is the lapping's consequence, not a second bug.
-		if l := lappedAt[s.h.CausePos()]; l != nil && s.h.Kind == HzMbarPhase && s.links.root == nil && folded[s] == nil {
+		// wrong parity is the lapping's consequence, not a second bug
+		// (even where it was reported as a root cause: what it explained,
+		// the lapping explains).
+		if l := lappedAt[s.h.CausePos()]; l != nil && s.h.Kind == HzMbarPhase && folded[s] == nil {
 			folded[s] = l
+			if folded[l] == s {
+				delete(folded, l)
+			}
 		}
 	}
 	for s, r := range same {

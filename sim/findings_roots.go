@@ -51,12 +51,18 @@ type rootRec struct {
 	id     int
 	site   *site
 	taints map[uint64]map[int32]uint32
+	// only, when not nil, lists the rules whose observations the root
+	// explains (of consequenceRule's): a warp that read TMEM early goes on
+	// out of step with the pipeline's barriers, but does not make other
+	// threads race
+	only []HazardKind
 }
 
 // rootSpec asks record to make a site a root cause.
 type rootSpec struct {
 	mbs    []*mbarrier
 	points []taintPoint
+	only   []HazardKind
 }
 
 type taintPoint struct {
@@ -148,7 +154,7 @@ func (rs *rootSet) observe(s *site, h *Hazard, spec *rootSpec) {
 	if spec != nil {
 		rec := s.links.root
 		if rec == nil {
-			rec = &rootRec{id: len(rs.list), site: s, taints: map[uint64]map[int32]uint32{}}
+			rec = &rootRec{id: len(rs.list), site: s, taints: map[uint64]map[int32]uint32{}, only: spec.only}
 			rs.list = append(rs.list, rec)
 			s.links.root = rec
 		}
@@ -224,8 +230,9 @@ func consequenceRule(k HazardKind) bool {
 	return false
 }
 
-// rootOf is the root cause site s is a consequence of, or nil.
-func (rs *rootSet) rootOf(s *site) *rootRec {
+// rootOf is the root cause site s is a consequence of, or nil; the roots
+// in skip explain nothing.
+func (rs *rootSet) rootOf(s *site, skip map[*rootRec]bool) *rootRec {
 	l := &s.links
 	if l.linked == nil && (l.free == 0 || !consequenceRule(s.h.Kind)) {
 		return nil
@@ -235,6 +242,9 @@ func (rs *rootSet) rootOf(s *site) *rootRec {
 			break // a root is only explained by an earlier one
 		}
 		if l.linked != nil && l.linked != rec {
+			continue
+		}
+		if skip[rec] || rec.only != nil && !slices.Contains(rec.only, s.h.Kind) {
 			continue
 		}
 		if l.free > 0 && (l.unstamped || len(l.stamps) == 0 || !allDownstream(rec, l.stamps)) {
@@ -260,6 +270,12 @@ func allDownstream(rec *rootRec, sts []hbStamp) bool {
 // is its consequence. points are further taint points (a waiter that
 // passed early).
 func (r *raceState) root(h Hazard, from int64, mbs []*mbarrier, points ...taintPoint) {
+	r.rootOnly(h, from, mbs, nil, points...)
+}
+
+// rootOnly is root for a root cause that explains only the observations
+// of the rules only (nil: every consequence rule).
+func (r *raceState) rootOnly(h Hazard, from int64, mbs []*mbarrier, only []HazardKind, points ...taintPoint) {
 	for _, mb := range mbs {
 		mb.tainted = true
 		if hb := mb.hb; hb != nil {
@@ -272,7 +288,7 @@ func (r *raceState) root(h Hazard, from int64, mbs []*mbarrier, points ...taintP
 			}
 		}
 	}
-	r.u.m.record(h, &rootSpec{mbs: mbs, points: points})
+	r.u.m.record(h, &rootSpec{mbs: mbs, points: points, only: only})
 }
 
 // rootHazard records h as a root cause on mb when the checker runs (and as

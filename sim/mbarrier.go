@@ -205,7 +205,8 @@ func execMbar(w *Warp, in *Inst, m uint32) {
 			return 1
 		}
 		if mi.op != "init" && (mb == nil || !mb.live) {
-			mach.mbarHazard(w, in, 1<<l, HzMbarUninit, "%s on the mbarrier at shared address %#x before mbarrier.init (or after mbarrier.inval)", in.PTX.Opcode, off)
+			mach.mbarUninit(c, off, mb, w, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+				Msg: fmt.Sprintf("%s on the mbarrier at shared address %#x before mbarrier.init (or after mbarrier.inval)", in.PTX.Opcode, off)}, false)
 			if mb == nil {
 				continue
 			}
@@ -378,7 +379,8 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 				mb = &mbarrier{cta: c, addr: off}
 				c.mbars[off] = mb
 			}
-			u.m.mbarRoot(mb, w, in, 1<<l, HzMbarUninit, "%s on the mbarrier at shared address %#x before mbarrier.init", in.PTX.Opcode, off)
+			u.m.mbarUninit(c, off, mb, w, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+				Msg: fmt.Sprintf("%s on the mbarrier at shared address %#x before mbarrier.init", in.PTX.Opcode, off)}, true)
 		}
 		v := w.src(&in.src[1], 1)[l]
 		mw := mbarWait{addr: off, cta: c}
@@ -413,9 +415,6 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 		w.wait = waitInfo{kind: waitSpin, spinAt: u.progress, pc: in.PC}
 		return
 	}
-	if res != 0 {
-		w.tcSynced(commitWait)
-	}
 	if u.race != nil {
 		var seen []*mbarrier
 		for mm := res; mm != 0; mm &= mm - 1 {
@@ -432,6 +431,11 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 				u.race.mbarAcquire(w, in, mb, 0, true, v>>32)
 			}
 		}
+	}
+	if res != 0 {
+		// after the acquires: the fence rules ask what the wait ordered
+		// the warp after
+		w.tcSynced(commitWait)
 	}
 	if len(in.dst) > 0 && in.dst[0].K == oPred {
 		w.setPred(&in.dst[0], res, m)

@@ -96,6 +96,13 @@ type raceState struct {
 	// refills reported from the writer's side: (copy pc, reader pc), so
 	// that the reader's side of the same race is not reported again
 	refilled map[[2]int32]bool
+	// tcgen05 work and fences for the fence rules (tcgen05_fence_hb.go)
+	tcf *tcFenceHB
+	// uses of uninitialized mbarriers held back until an init or the end
+	// (mbar_uninit.go)
+	uninit map[mbarKey][]uninitUse
+	// tcgen05.st and wait::st for tcgen05/st-before-wait (tcgen05_st_wait.go)
+	tcst *tcStHB
 }
 
 func newRaceState(u *unit) *raceState {

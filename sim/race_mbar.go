@@ -87,6 +87,7 @@ func (r *raceState) mbarInit(w *Warp, in *Inst, lane int, mb *mbarrier) {
 	mb.hb = nil
 	hb := r.mbarState(mb)
 	hb.init = epoch{slot: int32(w.uid), clock: r.vc[w.uid][w.uid], pc: int32(in.PC), lane: int8(lane)}
+	r.initAfterUses(w, in, mb)
 }
 
 func (r *raceState) mbarArrive(w *Warp, mb *mbarrier, pc int) {
@@ -232,7 +233,13 @@ func (r *raceState) mbarAcquire(w *Warp, in *Inst, mb *mbarrier, parity int, tok
 	last := int64(mb.phase) - 1
 	if !token && last > intended {
 		via := keyOf(mb)
-		r.u.m.hazard(Hazard{Kind: HzMbarLapped, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, via: &via,
+		// the waiter is lapped by the arrivals of the phase it passes on:
+		// its stamp is its clock once it has acquired them
+		st := &hbStamp{unit: r.id, v: clone(r.vc[i][:r.nWarps])}
+		if v, ok := hb.hist[uint64(last)]; ok {
+			join(&st.v, v[:min(len(v), r.nWarps)])
+		}
+		r.u.m.hazard(Hazard{Kind: HzMbarLapped, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, via: &via, stamp: st,
 			Msg: fmt.Sprintf("phase lapping: warp %d waits for phase %d (parity %d) of the mbarrier at %#x, but the barrier has already completed phase %d: the parity wait cannot tell them apart and passes on the wrong phase",
 				w.ID, intended, parity, mb.addr, last),
 			Detail: "nothing bounds the producer of this barrier relative to this waiter: the waiter must release each phase (an 'empty' barrier, a barrier) before the producer can complete the next",
@@ -292,6 +299,10 @@ func (r *raceState) mbarInitCheck(w *Warp, in *Inst, mb *mbarrier, v []uint32) {
 	if !ordered {
 		h.Kind, h.Group = HzMbarInitOrder, ""
 		h.Msg = fmt.Sprintf("%s completes on the mbarrier at %#x, whose mbarrier.init (by %s) is not ordered before this copy by any synchronization", in.PTX.Opcode, mb.addr, r.slotName(e.slot))
+		// a root cause on the barrier, as when the copy lands first
+		// (mbar_uninit.go)
+		r.root(h, 0, []*mbarrier{mb})
+		return
 	}
 	r.u.m.hazard(h)
 }

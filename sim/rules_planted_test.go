@@ -6,11 +6,6 @@ import "testing"
 // fixtures/sim/broken, and why. The README's hazard section lists them;
 // TestRulesPlanted keeps the two in step with the plants.
 var unplantedRules = map[HazardKind]string{
-	HzMbarInitOrder: "a copy on an mbarrier that another thread initializes with nothing ordering the two is, in some interleavings, " +
-		"a copy on a barrier not yet initialized (mbarrier/uninitialized): no edit reports the one rule under every schedule; " +
-		"TestInitUnordered checks the variant under the lazy, eager and latest schedules",
-	HzTcgenWaitSt: "not reported yet: sim/tcgen05*.go has no check of tcgen05.wait::st (a tcgen05.st still pending at a barrier " +
-		"or arrival is tcgen05/missing-fence)",
 	HzProxyCpAsync: "a portability note, not a bug: the captured Triton kernels of the hazard corpus show it (TestHazardCorpus)",
 	HzBankConflict: "performance, not correctness: TestBankConflicts and the README's transpose example",
 }

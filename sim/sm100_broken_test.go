@@ -1,5 +1,11 @@
 package sim
 
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
 // Bugs planted in tcsim's own persistent sm_100a GEMMs
 // (fixtures/kernels/sm100_gemm.cu, the nvcc 13 PTX): edits of
 // sm100_gemm.sm_100a.ptx that keep its line numbers, generated into
@@ -36,6 +42,54 @@ var sm100BrokenCases = []brokenCase{
 		bug:   "the MXFP8 epilogue's tcgen05.fence::after_thread_sync (sm100_gemm.cu:626) is removed: its tcgen05.ld follows the accumulator-full wait and the named barrier unordered",
 		edits: []edit{{6151, "tcgen05.fence::after_thread_sync;", ""}},
 		want:  map[HazardKind][]int{HzTcgenFence: {6158}}},
+	{name: "sm100_acc_full_no_wait", base: sm100Base, launch: sm100BrokenLaunch("bf16_1sm"),
+		bug: "the epilogue no longer waits on the accumulator-full mbarrier (sm100_gemm.cu:620) before its tcgen05.ld: it reads the accumulator before the tile's MMAs are complete, " +
+			"then releases the accumulator and takes the next tile ahead of the MMA thread",
+		edits: []edit{{1702, "mbarrier.try_wait.parity.shared::cta.b64 done, [%r643], %r644;", ""},
+			{1703, "@!done bra SM100_WAIT_23;", ""}},
+		// the two loads of the chunk; what the epilogue running ahead makes
+		// happen (the accumulator-empty barrier lapping the MMA thread's
+		// wait at 816, a producer's wait at 353 that can no longer
+		// complete) are consequences
+		want: map[HazardKind][]int{HzTcgenInFlight: {1731, 1739}}, anyEnd: true},
 }
 
 func init() { brokenCases = append(brokenCases, sm100BrokenCases...) }
+
+// TestSm100RedundantFences: the MXFP8 MMA thread's
+// tcgen05.fence::after_thread_sync after its stage-full waits
+// (sm100_gemm.cu:566) removed. Those waits order the thread after the TMA
+// copies and after the producer's arrivals, and through them after no
+// other thread's tcgen05 work that the thread's accumulator-empty wait and
+// the fence after it (kept) had not already ordered it after: by the
+// order the kernel establishes the fences are redundant, and the checker
+// is silent under every schedule. (It used to report
+// tcgen05/missing-fence at 5542 or 5687 under some schedules and nothing
+// under lazy: what ran first decided.)
+func TestSm100RedundantFences(t *testing.T) {
+	bc := brokenCase{name: "sm100_mxf8_mma_no_fence", base: sm100Base, launch: sm100BrokenLaunch("mxf8_1sm"),
+		bug: "the MMA thread's tcgen05.fence::after_thread_sync after each stage-full wait removed",
+		edits: []edit{{5522, "tcgen05.fence::after_thread_sync;", ""}, {5671, "tcgen05.fence::after_thread_sync;", ""},
+			{5803, "tcgen05.fence::after_thread_sync;", ""}}}
+	base, err := os.ReadFile(filepath.Join("../fixtures/kernels", bc.base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := bc.apply(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range brokenSchedules() {
+		if testing.Short() && o.Schedule != Lazy {
+			continue
+		}
+		t.Run(schedName(o), func(t *testing.T) {
+			m := runBroken(t, bc, bc.name+".ptx", src, o)
+			for _, f := range m.Findings() {
+				if f.Severity <= SevNote {
+					t.Errorf("%s %s at %d: %s", f.Severity, f.Rule, f.Pos.Line, f.Msg)
+				}
+			}
+		})
+	}
+}

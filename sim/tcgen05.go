@@ -40,6 +40,9 @@ type tmemState struct {
 	asyncW, prevW, asyncR []*tmemOp
 	readEarly             []bool
 	prevWrittenBy         []epoch // the write before writtenBy's
+	// per cell: the number of the tcgen05.st (of the writtenBy warp) that
+	// wrote it last, 0 when its last write was no st (tcgen05_st_wait.go)
+	stSeq []uint32
 
 	chains map[int]*commitChain // per thread of this CTA: its tcgen05.commits
 }
@@ -190,6 +193,9 @@ func (w *Warp) tcIssue(in *Inst, m uint32, async bool) {
 	c.tcgenIssued++
 	w.tcOwn++
 	w.tcAny = true
+	if r := c.u.race; r != nil {
+		r.tcWork(w)
+	}
 	if async {
 		w.tcSinceBefore = true
 	}
@@ -209,8 +215,18 @@ func (w *Warp) tcIssue(in *Inst, m uint32, async bool) {
 // tcSynced is called when warp w passes a thread synchronization point;
 // commitWait says the point was an mbarrier phase that a tcgen05.commit
 // completed.
+// With the checker, which other threads' work the point orders w after
+// is decided from happens-before order (tcgen05_fence_hb.go); without it,
+// from what ran before under the schedule.
 func (w *Warp) tcSynced(commitWait bool) {
 	c := w.cta
+	if r := c.u.race; r != nil {
+		need, note := r.tcSync(w)
+		w.tcNeedAfter = w.tcNeedAfter || need
+		w.tcNoteAfter = w.tcNoteAfter || note || commitWait
+		w.tcAny = false
+		return
+	}
 	if c.tcgenFenced > w.tcSeenFenced {
 		w.tcNeedAfter = true
 	}
@@ -253,10 +269,16 @@ func decTcFence(before bool) decodeFn {
 			if before {
 				if w.tcAny || w.tcSinceBefore {
 					w.cta.tcgenFenced++
+					if r := w.cta.u.race; r != nil {
+						r.tcBefore(w)
+					}
 				}
 				w.tcSinceBefore, w.tcStPending, w.tcldFenced = false, false, true
 			} else {
 				w.tcNeedAfter, w.tcNoteAfter = false, false
+				if r := w.cta.u.race; r != nil {
+					r.tcAfter(w)
+				}
 				w.tcSeenFenced = w.cta.tcgenFenced
 				w.tcSeenIssued = w.cta.tcgenIssued - w.tcOwn
 			}
@@ -457,7 +479,7 @@ func decTcCommit(d *decoder) error {
 		for mm := m; mm != 0; mm &= mm - 1 {
 			l := bits.TrailingZeros32(mm)
 			w.ctaGroup(in)
-			mb, _, off, ok := w.mbarAt(in, l, false)
+			mb, mc, off, ok := w.mbarAt(in, l, false)
 			if !ok {
 				return
 			}
@@ -478,14 +500,16 @@ func decTcCommit(d *decoder) error {
 					}
 					t := cl[r].mbars[off]
 					if t == nil || !t.live {
-						u.m.mbarHazard(w, in, 1<<l, HzMbarUninit, "tcgen05.commit multicasts to the mbarrier at %#x of CTA rank %d, which is not initialized", off, r)
+						u.m.mbarUninit(cl[r], off, t, w, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+							Msg: fmt.Sprintf("tcgen05.commit multicasts to the mbarrier at %#x of CTA rank %d, which is not initialized", off, r)}, false)
 						continue
 					}
 					targets = append(targets, t)
 				}
 			} else {
 				if mb == nil || !mb.live {
-					u.m.mbarHazard(w, in, 1<<l, HzMbarUninit, "tcgen05.commit arrives on the mbarrier at %#x, which is not initialized", off)
+					u.m.mbarUninit(mc, off, mb, w, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+						Msg: fmt.Sprintf("tcgen05.commit arrives on the mbarrier at %#x, which is not initialized", off)}, false)
 					continue
 				}
 				targets = []*mbarrier{mb}

@@ -129,6 +129,9 @@ func (t *tmemState) setAsyncWrite(idx int, op *tmemOp) {
 	}
 	t.prevW[idx] = t.asyncW[idx]
 	t.asyncW[idx] = op
+	if op != nil && t.stSeq != nil {
+		t.stSeq[idx] = 0
+	}
 }
 
 // clearHB forgets the asynchronous accesses of cell idx (a new allocation).
@@ -137,6 +140,9 @@ func (t *tmemState) clearHB(idx int) {
 		return
 	}
 	t.asyncW[idx], t.prevW[idx], t.asyncR[idx] = nil, nil, nil
+	if t.stSeq != nil {
+		t.stSeq[idx] = 0
+	}
 	t.readEarly[idx] = false
 	t.prevWrittenBy[idx] = noEpoch
 }
@@ -170,15 +176,16 @@ func (t *tmemState) ldCheck(w *Warp, in *Inst, m uint32, idx int, reported *bool
 			Related: mach.Prog.pos(in)})
 		return false
 	}
-	if h := cur.wrongWait(w, in, m); h != nil {
-		mach.hazard(*h)
+	r := w.cta.u.race
+	if t := cur.wrongWait(w, in, m); t != nil {
+		r.reportRoot(t)
 		return true
 	}
-	mach.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
+	r.inflightRoot(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
 		Msg: fmt.Sprintf("tcgen05.ld reads TMEM (lane %d, column %d) that a %s writes, and no completion of that %s is ordered before this load",
 			idx/tmemCols, idx%tmemCols, cur.what, cur.what),
 		Detail:  "wait for the phase of the mbarrier that the issuing thread's tcgen05.commit arrives on (mbarrier.try_wait.parity) before reading the accumulator",
-		Related: mach.Prog.pos(&mach.Prog.Insts[cur.pc])})
+		Related: mach.Prog.pos(&mach.Prog.Insts[cur.pc])}, int32(w.uid), r.vc[w.uid][w.uid])
 	return true
 }
 
@@ -230,12 +237,47 @@ func (t *tmemState) writeCheck(w *Warp, key int32, idx int, what string) []tmemC
 	return out
 }
 
+// tcRoot is a finding of the TMEM checks that is a root cause (what the
+// warps do after it is out of step): the mbarrier whose protocol it broke
+// (nil: none) and the point of the warp that made it (a wait that passed
+// on the wrong phase, a load that waited for nothing).
+type tcRoot struct {
+	h     Hazard
+	mb    *mbarrier
+	point taintPoint
+}
+
+// reportRoot records a TMEM root cause: the later observations of its
+// mbarrier, and those ordered after its point, are its consequences.
+func (r *raceState) reportRoot(t *tcRoot) {
+	var mbs []*mbarrier
+	if t.mb != nil {
+		mbs = append(mbs, t.mb)
+	}
+	r.root(t.h, 0, mbs, t.point)
+}
+
+// inflightRoot reports h, a tcgen05.ld by warp slot slot at clock that no
+// completion of the MMA it needs is ordered before, as a root cause: the
+// warp goes on out of step with the MMAs (it releases the accumulator,
+// takes the next tile early), and what is ordered after the load is its
+// consequence.
+func (r *raceState) inflightRoot(h Hazard, slot int32, clock uint32) {
+	r.rootOnly(h, 1<<62, nil, outOfStep, taintPoint{unit: r.id, slot: slot, clock: clock})
+}
+
+// outOfStep are the rules whose observations a warp that runs ahead of
+// the pipeline makes happen: the barriers it arrives on complete early
+// (lapped waiters, extra arrivals, waits that pass on the wrong phase or
+// never complete), and its own later loads of the accumulator.
+var outOfStep = []HazardKind{HzMbarLapped, HzMbarUnderflow, HzMbarPhase, HzDeadlock, HzTcgenInFlight}
+
 // wrongWait finds the cause of an access by warp w that o is not complete
 // for when w did wait on one of the mbarriers o's commits arrive on, but
 // for an earlier phase (a parity that a fresh barrier passes at once, a
-// phase behind): that wait's parity is the line to fix. It returns the
-// finding, or nil.
-func (o *tmemOp) wrongWait(w *Warp, in *Inst, m uint32) *Hazard {
+// phase behind): that wait's parity is the line to fix, a root cause on
+// the mbarrier. It returns the finding, or nil.
+func (o *tmemOp) wrongWait(w *Warp, in *Inst, m uint32) *tcRoot {
 	r := w.cta.u.race
 	for j := min(o.seq, len(o.chain.done)); j < len(o.chain.done); j++ {
 		for k, mb := range o.chain.targets[j] {
@@ -252,12 +294,13 @@ func (o *tmemOp) wrongWait(w *Warp, in *Inst, m uint32) *Hazard {
 			if !ok || lw.intended >= phase {
 				continue
 			}
-			return &Hazard{Kind: HzMbarPhase, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
+			return &tcRoot{h: Hazard{Kind: HzMbarPhase, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: m,
 				Msg: fmt.Sprintf("the mbarrier wait passed for phase %d (parity %d) of the mbarrier at %#x, but the tcgen05.commit of the %s this %s needs completes phase %d: the wait names the wrong phase parity, so the %s runs before the %s is complete",
 					lw.intended, lw.parity, mb.addr, o.what, in.PTX.Opcode, phase, in.PTX.Opcode, o.what),
 				Detail:  "try_wait.parity p passes once the latest completed phase has parity p (a fresh barrier: phase -1, parity 1): wait on the parity of the phase the commit completes",
 				Cause:   r.pcPos(lw.pc),
-				Related: w.cta.u.m.Prog.pos(&w.cta.u.m.Prog.Insts[o.pc])}
+				Related: w.cta.u.m.Prog.pos(&w.cta.u.m.Prog.Insts[o.pc])},
+				mb: mb, point: taintPoint{unit: r.id, slot: int32(w.uid), clock: lw.clock}}
 		}
 	}
 	return nil
@@ -286,18 +329,19 @@ func (w *Warp) passedAtOnce() (waitRec, *mbarrier, bool) {
 // earlyWait is the finding for an access (at pc, by warp w) that ran
 // before the operation (what, at opPC) it needed was issued, when w's
 // wait passed at once (passedAtOnce); nil otherwise.
-func (w *Warp) earlyWait(pc int, opcode, what string, opPC int) *Hazard {
+func (w *Warp) earlyWait(pc int, opcode, what string, opPC int) *tcRoot {
 	lw, mb, ok := w.passedAtOnce()
 	if !ok {
 		return nil
 	}
 	r := w.cta.u.race
-	return &Hazard{Kind: HzMbarPhase, Severity: SevError, PC: pc, CTA: w.cta.ID, Warp: w.ID,
+	return &tcRoot{h: Hazard{Kind: HzMbarPhase, Severity: SevError, PC: pc, CTA: w.cta.ID, Warp: w.ID,
 		Msg: fmt.Sprintf("the mbarrier wait passed for phase -1 (parity %d) of the mbarrier at %#x, the phase before a fresh barrier's first, so this %s ran before the %s it needs was even issued: the wait names the wrong phase parity",
 			lw.parity, mb.addr, opcode, what),
 		Detail:  "try_wait.parity p passes once the latest completed phase has parity p (a fresh barrier: phase -1, parity 1): wait on the parity of the phase the commit completes",
 		Cause:   r.pcPos(lw.pc),
-		Related: r.pcPos(int32(opPC))}
+		Related: r.pcPos(int32(opPC))},
+		mb: mb, point: taintPoint{unit: r.id, slot: int32(w.uid), clock: lw.clock}}
 }
 
 // issuer is the warp that issued o.

@@ -248,6 +248,7 @@ type tcMma struct {
 	sfaAddr, sfbAddr uint64
 	readCells        []tmemCell // TMEM the MMA reads (scale factors, A)
 	raceReported     bool
+	stReported       bool // tcgen05/st-before-wait reported for this MMA
 	rd               []region
 	op               *tmemOp // its TMEM accesses for the happens-before checks (nil without --check)
 }
@@ -465,6 +466,9 @@ func (x *tcMma) key() int32 { return int32(x.w.cta.Linear*1024 + 32*x.w.ID + x.l
 // checks that another thread's write of it is ordered before the issue.
 func (x *tcMma) noteRead(t *tmemState, idx int) {
 	u := x.w.cta.u
+	if u.race != nil {
+		t.stCheck(x.w, x.in, idx, &x.stReported)
+	}
 	if u.race != nil && !x.raceReported {
 		if o := t.asyncW[idx]; o != nil {
 			// written by an asynchronous copy (or MMA): complete for
@@ -595,15 +599,15 @@ func (x *tcMma) checkAccReaders() {
 						// without waiting for its writer: it is early, not
 						// this MMA late
 						rw := u.warps[e.slot]
-						if h := rw.earlyWait(int(e.pc), "tcgen05.ld", "tcgen05.mma", x.in.PC); h != nil {
-							u.m.hazard(*h)
+						if t := rw.earlyWait(int(e.pc), "tcgen05.ld", "tcgen05.mma", x.in.PC); t != nil {
+							u.race.reportRoot(t)
 							return
 						}
-						u.m.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: int(e.pc), CTA: rw.cta.ID, Warp: rw.ID,
+						u.race.inflightRoot(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: int(e.pc), CTA: rw.cta.ID, Warp: rw.ID,
 							Msg: fmt.Sprintf("tcgen05.ld reads TMEM of CTA %s (lane %d, column %d) before the tcgen05.mma that writes it: nothing orders the load after that MMA's completion",
 								fmtID(p.c.ID), idx/tmemCols, idx%tmemCols),
 							Detail:  "wait for the phase of the mbarrier that the issuing thread's tcgen05.commit arrives on (mbarrier.try_wait.parity) before reading the accumulator",
-							Related: u.m.Prog.pos(x.in)})
+							Related: u.m.Prog.pos(x.in)}, e.slot, e.clock)
 						return
 					}
 					x.hazard(Hazard{Kind: HzTmemRace, Severity: SevError,

@@ -200,11 +200,12 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		p.left = len(p.regs)
 		w.tcldFenced = false
 		vals := make([][32]uint64, li.values)
-		inflightReported := false
+		inflightReported, stReported := false, false
 		cells(func(l int, f fragCell, idx int) {
 			early := false
 			if c.u.race != nil {
 				early = t.ldCheck(w, in, m, idx, &inflightReported)
+				t.stCheck(w, in, idx, &stReported)
 			} else if t.pendingW[idx] > 0 && !inflightReported {
 				inflightReported = true
 				mach.hazard(Hazard{Kind: HzTcgenInFlight, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
@@ -225,16 +226,21 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		return
 	}
 	inflightReported := false
+	var seq uint32
+	if c.u.race != nil {
+		seq = c.u.race.tcStore(w)
+	}
 	cells(func(l int, f fragCell, idx int) {
 		if c.u.race != nil {
 			if cs := t.writeCheck(w, -1, idx, "tcgen05.st"); len(cs) > 0 && !inflightReported {
 				inflightReported = true
 				h := cs[0].h
 				h.PC, h.CTA, h.Warp, h.Lanes = in.PC, c.ID, w.ID, m
-				if wh := cs[0].op.wrongWait(w, in, m); wh != nil {
-					h = wh
+				if t := cs[0].op.wrongWait(w, in, m); t != nil {
+					c.u.race.reportRoot(t)
+				} else {
+					mach.hazard(*h)
 				}
-				mach.hazard(*h)
 			}
 			t.setAsyncWrite(idx, nil)
 			t.prevW[idx] = nil
@@ -253,6 +259,7 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		if t.writtenBy != nil {
 			t.prevWrittenBy[idx] = t.writtenBy[idx]
 			t.writtenBy[idx] = epoch{slot: int32(w.uid), clock: c.u.race.vc[w.uid][w.uid], pc: int32(in.PC)}
+			t.noteStore(idx, seq)
 		}
 	})
 }
@@ -379,6 +386,9 @@ func decTcWait(ld bool) decodeFn {
 				w.markTcld()
 			} else {
 				w.tcStPending = false
+				if r := w.cta.u.race; r != nil {
+					r.tcWaitSt(w)
+				}
 			}
 		}
 		return nil
@@ -687,6 +697,7 @@ func (x *tcCp) raceWrites() {
 			}
 			t.prevWrittenBy[idx] = t.writtenBy[idx]
 			t.writtenBy[idx] = e
+			t.noteStore(idx, 0)
 			t.setAsyncWrite(idx, x.op)
 			return true
 		})
@@ -700,8 +711,8 @@ func (x *tcCp) raceWrites() {
 // filled), so that the report does not depend on the schedule.
 func (x *tcCp) reportConflict(cc *CTA, idx int, h *Hazard, o *tmemOp) {
 	mach := x.w.cta.u.m
-	if wh := o.wrongWait(x.w, x.in, 1<<x.l); wh != nil {
-		mach.hazard(*wh)
+	if t := o.wrongWait(x.w, x.in, 1<<x.l); t != nil {
+		x.w.cta.u.race.reportRoot(t)
 		return
 	}
 	h.Kind = HzTcgenInFlight
@@ -717,8 +728,9 @@ func (x *tcCp) reportConflict(cc *CTA, idx int, h *Hazard, o *tmemOp) {
 		// the refill ran before this copy: a wait of its warp that
 		// passed at once is the line to fix
 		if ow := o.issuer(); ow != nil {
-			if eh := ow.earlyWait(int(o.pc), "tcgen05.cp", "tcgen05.cp", x.in.PC); eh != nil {
-				h = eh
+			if t := ow.earlyWait(int(o.pc), "tcgen05.cp", "tcgen05.cp", x.in.PC); t != nil {
+				x.w.cta.u.race.reportRoot(t)
+				return
 			}
 		}
 	}

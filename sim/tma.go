@@ -495,8 +495,8 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 					}
 					mb := barrierOf(tc)
 					if mb == nil || !mb.live {
-						u.m.hazard(Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
-							Msg: fmt.Sprintf("a TMA copy completes on the mbarrier at %#x, which is not initialized", moff)})
+						u.m.mbarUninit(tc, moff, mb, nil, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
+							Msg: fmt.Sprintf("a TMA copy completes on the mbarrier at %#x, which is not initialized", moff)}, false)
 						continue
 					}
 					if u.race != nil {
