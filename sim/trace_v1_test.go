@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,7 +14,11 @@ import (
 
 // TestTraceV1 runs the launches of sim/testdata/traces and checks that
 // the typed writer (package sim/trace) writes, byte for byte, the traces
-// the untyped writer before it wrote: the format did not change.
+// the untyped writer before it wrote: the format did not change. The one
+// part that may differ is the wording of a hazard record's msg, which is
+// the checker's explanation, not the trace format (the checker has since
+// learned to name the line to fix): such a record must still have every
+// other field byte-identical and a non-empty msg.
 func TestTraceV1(t *testing.T) {
 	for _, tc := range []struct {
 		golden, ptx, launch string
@@ -67,15 +72,49 @@ func TestTraceV1(t *testing.T) {
 				t.Fatal(err)
 			}
 			m.Run()
-			if got := buf.Bytes(); !bytes.Equal(got, want) {
-				gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-				for i := 0; i < min(len(gl), len(wl)); i++ {
-					if !bytes.Equal(gl[i], wl[i]) {
-						t.Fatalf("line %d differs:\n got %.300s\nwant %.300s", i+1, gl[i], wl[i])
-					}
-				}
+			gl, wl := bytes.Split(buf.Bytes(), []byte("\n")), bytes.Split(want, []byte("\n"))
+			if len(gl) != len(wl) {
 				t.Fatalf("%d lines, want %d", len(gl), len(wl))
+			}
+			reworded := 0
+			for i := range gl {
+				if bytes.Equal(gl[i], wl[i]) {
+					continue
+				}
+				if !sameHazardButMsg(gl[i], wl[i]) {
+					t.Fatalf("line %d differs:\n got %.300s\nwant %.300s", i+1, gl[i], wl[i])
+				}
+				reworded++
+			}
+			if reworded > 0 {
+				t.Logf("%d hazard records reworded (msg only), every other byte identical", reworded)
 			}
 		})
 	}
+}
+
+// sameHazardButMsg reports whether two trace lines are hazard records that
+// differ in their msg only, the new one's msg not empty.
+func sameHazardButMsg(got, want []byte) bool {
+	var g, w map[string]json.RawMessage
+	if json.Unmarshal(got, &g) != nil || json.Unmarshal(want, &w) != nil {
+		return false
+	}
+	if string(g["type"]) != `"hazard"` || string(w["type"]) != `"hazard"` {
+		return false
+	}
+	if m := string(g["msg"]); m == "" || m == `""` {
+		return false
+	}
+	delete(g, "msg")
+	delete(w, "msg")
+	if len(g) != len(w) {
+		return false
+	}
+	for k, v := range w {
+		if !bytes.Equal(g[k], v) {
+			return false
+		}
+	}
+	return true
 }
