@@ -72,8 +72,18 @@ func (r *raceState) initAfterUses(w *Warp, in *Inst, mb *mbarrier) {
 			Msg: fmt.Sprintf("%s reached the mbarrier at %#x before its mbarrier.init (by %s), and nothing orders the init before it: in this run the barrier was not initialized yet, in another the init comes first; either way the arrival, bytes or phase can be lost",
 				op, mb.addr, r.slotName(int32(w.uid))),
 			Detail: "after mbarrier.init: fence.mbarrier_init.release.cluster (or fence.proxy.async.shared::cta) by the initializing thread, then bar.sync (barrier.cluster for other CTAs), then the first use"}
-		r.root(h, 0, []*mbarrier{mb})
+		r.initRoot(h, mb)
 	}
+}
+
+// initRoot reports h, an mbarrier/init-unordered finding on mb, as a root
+// cause on mb, unless an earlier root cause on mb explains it (a
+// re-initialization of a live barrier makes its users unordered with the
+// new init).
+func (r *raceState) initRoot(h Hazard, mb *mbarrier) {
+	k := keyOf(mb)
+	h.via = &k
+	r.root(h, 0, []*mbarrier{mb})
 }
 
 // reportUninit reports a held-back use as mbarrier/uninitialized.

@@ -211,6 +211,9 @@ func execMbar(w *Warp, in *Inst, m uint32) {
 				continue
 			}
 		}
+		if mi.op != "init" && mb.live && u.race != nil {
+			u.race.mbarUseCheck(w, in, mb)
+		}
 		switch mi.op {
 		case "init":
 			count := arg(1)
@@ -381,6 +384,9 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 			}
 			u.m.mbarUninit(c, off, mb, w, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
 				Msg: fmt.Sprintf("%s on the mbarrier at shared address %#x before mbarrier.init", in.PTX.Opcode, off)}, true)
+		}
+		if mb.live && u.race != nil {
+			u.race.mbarUseCheck(w, in, mb)
 		}
 		v := w.src(&in.src[1], 1)[l]
 		mw := mbarWait{addr: off, cta: c}

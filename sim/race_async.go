@@ -245,6 +245,13 @@ func (r *raceState) asyncWriteIssue(op *asyncOp, c *CTA, off uint32, n int, v []
 			}, "the two copies are not ordered: which one lands last is undefined")
 			if p.mb != nil && p.mb.tainted {
 				fs.link(HzAsyncOverlap, int32(p.op.in.PC), p.mb)
+			} else if op.w != nil {
+				// a producer that refills a buffer whose previous copy
+				// it was not ordered after runs ahead of the pipeline:
+				// what follows on the barrier (extra arrivals, waiters
+				// passing early or lapped) and after this point is out
+				// of step
+				fs.rootAt(HzAsyncOverlap, int32(p.op.in.PC), p.mb, r.pointOf(op.w))
 			}
 			break
 		}
@@ -279,6 +286,10 @@ func (r *raceState) asyncWriteIssue(op *asyncOp, c *CTA, off uint32, n int, v []
 			}, "the earlier write must be ordered before the copy is issued")
 			if r.taintedSlot(e.slot) {
 				fs.link(kind, e.pc, r.mbarSlot[e.slot])
+			} else if kind == HzAsyncOverlap && op.w != nil {
+				// the copy landed, but nothing ordered the refill after
+				// it: the producer runs ahead, as above
+				fs.rootAt(kind, e.pc, r.mbarSlot[e.slot], r.pointOf(op.w))
 			}
 		}
 	}

@@ -59,6 +59,7 @@ type mbarHB struct {
 	obs      map[uint64][]obsRec // waits of phase k, checked when k+1 completes
 	init     epoch
 	checked  map[int]bool // warps whose first async use was checked
+	used     map[int]bool // warps whose first own use (wait, arrive) was checked
 	lastWait map[int]waitRec
 	lastArr  int32 // pc of the last arrival
 	// acq: the successful waits of recent phases (for the taint points of
@@ -191,6 +192,10 @@ func (r *raceState) mbarCountCheck(mb *mbarrier, done uint64) {
 			mb.expected, n, done-1, done, mb.addr, done-1),
 		Detail: fmt.Sprintf("the arrivals of %s are one round (nothing orders the late ones after phase %d's); make the init count the number of arrivals per round, or have fewer threads arrive", strings.Join(names, ", "), done-1),
 		Cause:  r.pcPos(hb.init.pc)}
+	// an earlier root cause on the barrier (a producer running ahead)
+	// explains the extra round
+	via := keyOf(mb)
+	h.via = &via
 	r.root(h, int64(done-1), []*mbarrier{mb})
 }
 
@@ -270,6 +275,30 @@ func (r *raceState) mbarAcquire(w *Warp, in *Inst, mb *mbarrier, parity int, tok
 	}
 }
 
+// mbarUseCheck checks, at warp w's first wait or arrival on mb, that mb's
+// mbarrier.init is ordered before it (by the warp's clock before the wait
+// acquires anything: a wait reads the barrier before it passes). A use
+// that nothing orders after the init could, in another interleaving, find
+// the barrier uninitialized: mbarrier/init-unordered at the init, a root
+// cause on the barrier, as when it does (mbar_uninit.go).
+func (r *raceState) mbarUseCheck(w *Warp, in *Inst, mb *mbarrier) {
+	hb := r.mbarState(mb)
+	if hb.init.slot < 0 || hb.used[w.uid] {
+		return
+	}
+	if hb.used == nil {
+		hb.used = map[int]bool{}
+	}
+	hb.used[w.uid] = true
+	if int(hb.init.slot) == w.uid || r.ordered(hb.init, w.uid) {
+		return
+	}
+	h := Hazard{Kind: HzMbarInitOrder, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Cause: r.pcPos(hb.init.pc),
+		Msg:    fmt.Sprintf("%s on the mbarrier at %#x, whose mbarrier.init (by %s) is not ordered before it by any synchronization", in.PTX.Opcode, mb.addr, r.slotName(hb.init.slot)),
+		Detail: "after mbarrier.init: fence.mbarrier_init.release.cluster by the initializing thread, then bar.sync (barrier.cluster for other CTAs), then the first use"}
+	r.initRoot(h, mb)
+}
+
 // mbarInitCheck checks, at the first asynchronous completion on mb issued
 // by warp w, that mb's initialization is visible to the async proxy.
 func (r *raceState) mbarInitCheck(w *Warp, in *Inst, mb *mbarrier, v []uint32) {
@@ -301,7 +330,7 @@ func (r *raceState) mbarInitCheck(w *Warp, in *Inst, mb *mbarrier, v []uint32) {
 		h.Msg = fmt.Sprintf("%s completes on the mbarrier at %#x, whose mbarrier.init (by %s) is not ordered before this copy by any synchronization", in.PTX.Opcode, mb.addr, r.slotName(e.slot))
 		// a root cause on the barrier, as when the copy lands first
 		// (mbar_uninit.go)
-		r.root(h, 0, []*mbarrier{mb})
+		r.initRoot(h, mb)
 		return
 	}
 	r.u.m.hazard(h)

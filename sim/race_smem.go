@@ -19,6 +19,7 @@ func (r *raceState) access(w *Warp, in *Inst, lane int, c *CTA, off uint32, n in
 	}
 	now := epoch{slot: int32(i), clock: r.vc[i][i], pc: int32(in.PC), kind: kind, lane: int8(lane)}
 	var fs findings
+	var rev []epoch // earlier reads this write races with (reported at the read)
 	hi := off + uint32(n)
 	r.checkPending(w, c, off, hi, write, &fs)
 	if write {
@@ -65,9 +66,7 @@ func (r *raceState) access(w *Warp, in *Inst, lane int, c *CTA, off uint32, n in
 			if cell.r.slot == -2 {
 				for _, e := range r.readers[readerKey{c, o}] {
 					if !r.ordered(e, i) && !(kind == ekAtomic && e.kind == ekAtomic) {
-						fs.add(HzRace, e.pc, o, func(lo uint32) string {
-							return fmt.Sprintf("write of shared byte %#x races with a read by %s", lo, r.slotName(e.slot))
-						}, "the read and the write are not ordered by a barrier or other synchronization")
+						rev = addRev(rev, e, o)
 						break
 					}
 				}
@@ -79,9 +78,7 @@ func (r *raceState) access(w *Warp, in *Inst, lane int, c *CTA, off uint32, n in
 					}, "the lanes of a warp are not implicitly synchronized: without __syncwarp() the read may see the new value")
 				}
 			} else if !r.ordered(e, i) && !(kind == ekAtomic && e.kind == ekAtomic) {
-				fs.add(HzRace, e.pc, o, func(lo uint32) string {
-					return fmt.Sprintf("write of shared byte %#x races with a read by %s", lo, r.slotName(e.slot))
-				}, "the read and the write are not ordered by a barrier or other synchronization")
+				rev = addRev(rev, e, o)
 			}
 			cell.w = now
 			cell.r = noEpoch
@@ -110,6 +107,38 @@ func (r *raceState) access(w *Warp, in *Inst, lane int, c *CTA, off uint32, n in
 	}
 	if len(fs) > 0 {
 		r.report(fs, in.PC, w.cta, w.ID, 1<<lane)
+	}
+	r.reportRev(rev, w, in)
+}
+
+// addRev notes an earlier read e of byte o that a write races with (once
+// per reading instruction and warp; off is the first byte).
+func addRev(rev []epoch, e epoch, o uint32) []epoch {
+	for _, x := range rev {
+		if x.pc == e.pc && x.slot == e.slot {
+			return rev
+		}
+	}
+	e.clock = o // (the byte, for the message)
+	return append(rev, e)
+}
+
+// reportRev reports the reads that warp w's write at in races with as
+// observed at the read, as when the read comes second: the same race is
+// one finding whichever access the schedule ran first.
+func (r *raceState) reportRev(rev []epoch, w *Warp, in *Inst) {
+	for _, e := range rev {
+		rw := r.u.warps[e.slot]
+		o := e.clock
+		fs := findings{{kind: HzRace, related: int32(in.PC), cause: -1, lo: o, hi: o + 1,
+			msg: func(lo uint32) string {
+				return fmt.Sprintf("read of shared byte %#x races with a write by %s", lo, r.slotName(int32(w.uid)))
+			}, detail: "the two accesses are not ordered by a barrier, an mbarrier or any other synchronization"}}
+		lanes := uint32(0)
+		if e.lane >= 0 {
+			lanes = 1 << e.lane
+		}
+		r.report(fs, int(e.pc), rw.cta, rw.ID, lanes)
 	}
 }
 

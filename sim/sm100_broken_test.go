@@ -52,6 +52,27 @@ var sm100BrokenCases = []brokenCase{
 		// wait at 816, a producer's wait at 353 that can no longer
 		// complete) are consequences
 		want: map[HazardKind][]int{HzTcgenInFlight: {1731, 1739}}, anyEnd: true},
+	{name: "sm100_pair_no_first_cluster_barrier", base: sm100Base, launch: sm100BrokenLaunch("bf16_2sm"),
+		bug: "the CTA pair's first barrier.cluster (sm100_gemm.cu:711) is removed: nothing orders thread 0's mbarrier.init (and the TMEM allocation's address in shared memory) " +
+			"before the other warps and the peer CTA use them",
+		edits: []edit{{2436, "barrier.cluster.arrive.release.aligned;", ""}, {2437, "barrier.cluster.wait.acquire.aligned;", ""}},
+		// every barrier's init (whether its first use finds it initialized
+		// or not), and the read of the allocation's TMEM address; the hang
+		// and the lost bytes are consequences
+		want:   map[HazardKind][]int{HzMbarInitOrder: {2271, 2289, 2301, 2313, 2328, 2338, 2359, 2369, 2375, 2381}, HzRace: {2450}},
+		anyEnd: true},
+	{name: "sm100_pair_acc_commit_mask", base: sm100Base, launch: sm100BrokenLaunch("bf16_2sm"),
+		bug:   "the pair's accumulator-full tcgen05.commit multicasts to CTA 0 only (ctaMask 0x1, sm100_gemm.cu:588): the odd CTA's epilogue never learns that its half of the accumulator is ready",
+		edits: []edit{{3754, "mov.b16 \t%rs8, 3;", "\tmov.b16 \t%rs8, 1;"}},
+		// the waits that then hang are its consequences
+		want: map[HazardKind][]int{HzMulticastMask: {3756}}, hangs: true},
+	{name: "sm100_pair_no_last_cluster_barrier", base: sm100Base, launch: sm100BrokenLaunch("bf16_2sm"),
+		bug: "the CTA pair's barrier.cluster before tcgen05.dealloc (sm100_gemm.cu:733) is removed: the odd CTA frees its TMEM while the even CTA's MMAs still write it " +
+			"and its own epilogue still reads it",
+		edits: []edit{{4496, "barrier.cluster.arrive.release.aligned;", ""}, {4497, "barrier.cluster.wait.acquire.aligned;", ""}},
+		// the early dealloc, not the MMAs and loads that find the columns
+		// freed
+		want: map[HazardKind][]int{HzTmemAlloc: {4510}}},
 }
 
 func init() { brokenCases = append(brokenCases, sm100BrokenCases...) }

@@ -45,6 +45,23 @@ type tmemState struct {
 	stSeq []uint32
 
 	chains map[int]*commitChain // per thread of this CTA: its tcgen05.commits
+	// freedAt: per column, the tcgen05.dealloc that freed it (until the
+	// next tcgen05.alloc of it)
+	freedAt map[int]int
+}
+
+// freedCause names the line to fix of an access of columns [col, col+n)
+// that are not allocated because a tcgen05.dealloc freed them: the
+// dealloc, which nothing ordered after the access (h's Cause and a
+// sentence added to its message).
+func (m *Machine) freedCause(t *tmemState, col, n int, h *Hazard) {
+	for k := max(col, 0); k < min(col+n, tmemCols); k++ {
+		if pc, ok := t.freedAt[k]; ok {
+			h.Cause = m.Prog.pos(&m.Prog.Insts[pc])
+			h.Msg += fmt.Sprintf(": the tcgen05.dealloc at line %d freed them before this access, and nothing orders the dealloc after it (a barrier, barrier.cluster across a CTA pair, after the last use of the TMEM)", h.Cause.Line)
+			return
+		}
+	}
 }
 
 type tmemAlloc struct {
@@ -105,6 +122,7 @@ func tmemAddr(a uint64) (lane, col int) { return int(a >> 16 & 0xFFFF), int(a & 
 // clearColumn forgets what was written to column k (a new allocation's
 // contents are undefined).
 func (t *tmemState) clearColumn(k int) {
+	delete(t.freedAt, k)
 	for lane := 0; lane < tmemLanes; lane++ {
 		t.written[lane*tmemCols+k] = false
 		if t.writtenBy != nil {
@@ -434,8 +452,12 @@ func execTcDealloc(w *Warp, in *Inst, m uint32) {
 			Msg:     fmt.Sprintf("tcgen05.dealloc of %d columns at column %d, which was allocated with %d columns", n, col, a.n),
 			Related: mach.Prog.pos(&mach.Prog.Insts[a.pc])})
 	}
+	if t.freedAt == nil {
+		t.freedAt = map[int]int{}
+	}
 	for k := col; k < col+a.n; k++ {
 		t.used[k] = false
+		t.freedAt[k] = in.PC
 	}
 	delete(t.allocs, uint32(col))
 	c.u.progress++
@@ -491,7 +513,19 @@ func decTcCommit(d *decoder) error {
 					u.m.mbarHazard(w, in, 1<<l, HzMulticastMask, "tcgen05.commit .multicast::cluster with ctaMask %#x: the cluster has %d CTAs (ranks 0-%d); a mask bit names a CTA that does not exist, or no CTA at all", mask, len(cl), len(cl)-1)
 				} else if pairCommit {
 					if p := w.cta.peer(); p != nil && (mask>>p.Rank&1 == 0 || mask>>w.cta.Rank&1 == 0) {
-						u.m.mbarHazard(w, in, 1<<l, HzMulticastMask, "tcgen05.commit.cta_group::2 with ctaMask %#x leaves out CTA rank %d of the pair (ranks %d and %d): the pair's MMAs write both CTAs' TMEM, and a CTA whose mbarrier is not signalled cannot know when its accumulator is ready", mask, map[bool]int{true: p.Rank, false: w.cta.Rank}[mask>>p.Rank&1 == 0], w.cta.Rank&^1, w.cta.Rank|1)
+						out := w.cta
+						if mask>>p.Rank&1 == 0 {
+							out = p
+						}
+						h := Hazard{Kind: HzMulticastMask, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+							Msg: fmt.Sprintf("tcgen05.commit.cta_group::2 with ctaMask %#x leaves out CTA rank %d of the pair (ranks %d and %d): the pair's MMAs write both CTAs' TMEM, and a CTA whose mbarrier is not signalled cannot know when its accumulator is ready", mask, out.Rank, w.cta.Rank&^1, w.cta.Rank|1)}
+						// a root cause on the left-out CTA's barrier: its
+						// waiters hang, and what waits for them
+						if omb := out.mbars[off]; omb != nil {
+							u.m.rootHazard(h, omb, 0)
+						} else {
+							u.m.hazard(h)
+						}
 					}
 				}
 				for r := 0; r < len(cl); r++ {

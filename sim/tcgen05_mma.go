@@ -376,8 +376,10 @@ func (x *tcMma) checkAccumulator() bool {
 			width = x.N / 2
 		}
 		if !t.allocated(x.dCol, width) || x.dLane != 0 {
-			x.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, CTA: p.c.ID,
-				Msg: fmt.Sprintf("tcgen05.mma writes TMEM columns [%d, %d) at lane %d of CTA %s, which are not allocated (or the lane field is not 0)", x.dCol, x.dCol+width, x.dLane, fmtID(p.c.ID))})
+			h := Hazard{Kind: HzTmemAlloc, Severity: SevError, CTA: p.c.ID,
+				Msg: fmt.Sprintf("tcgen05.mma writes TMEM columns [%d, %d) at lane %d of CTA %s, which are not allocated (or the lane field is not 0)", x.dCol, x.dCol+width, x.dLane, fmtID(p.c.ID))}
+			x.w.cta.u.m.freedCause(t, x.dCol, width, &h)
+			x.hazard(h)
 			if x.dCol+width > tmemCols || x.dLane != 0 {
 				x.w.fault(x.in, x.l, "tcgen05.mma: the accumulator [lane %d, columns %d..%d) is outside TMEM", x.dLane, x.dCol, x.dCol+width)
 				return false
@@ -544,8 +546,10 @@ func (x *tcMma) noteScaleReads() {
 			}
 			ncol := 4*((rows+127)/128) + (nsf-1)/4
 			if !t.allocated(col0, min(ncol, tmemCols-col0)) {
-				x.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, CTA: p.c.ID,
-					Msg: fmt.Sprintf("tcgen05.mma reads scale factors %s from TMEM columns [%d, %d), which are not allocated", sf.what, col0, col0+ncol)})
+				h := Hazard{Kind: HzTmemAlloc, Severity: SevError, CTA: p.c.ID,
+					Msg: fmt.Sprintf("tcgen05.mma reads scale factors %s from TMEM columns [%d, %d), which are not allocated", sf.what, col0, col0+ncol)}
+				x.w.cta.u.m.freedCause(t, col0, ncol, &h)
+				x.hazard(h)
 			}
 			for r := 0; r < rows; r++ {
 				for j := 0; j < nsf; j++ {

@@ -171,8 +171,10 @@ func execTcLdSt(w *Warp, in *Inst, m uint32) {
 		}
 		if !t.used[col] && !reported {
 			reported = true
-			mach.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
-				Msg: fmt.Sprintf("%s touches TMEM column %d, which is not allocated", in.PTX.Opcode, col)})
+			h := Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: in.PC, CTA: c.ID, Warp: w.ID, Lanes: m,
+				Msg: fmt.Sprintf("%s touches TMEM column %d, which is not allocated", in.PTX.Opcode, col)}
+			mach.freedCause(t, col, 1, &h)
+			mach.hazard(h)
 		}
 		return lane*tmemCols + col, true
 	}
@@ -638,9 +640,11 @@ func (x *tcCp) cells(visit func(idx int) bool) {
 func (x *tcCp) checkAlloc() {
 	n := x.ci.shape.bytesPerRow / 4
 	for _, cc := range x.ctas {
-		if !cc.tmemState().allocated(x.col, n) {
-			x.w.cta.u.m.hazard(Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: x.in.PC, CTA: cc.ID, Warp: x.w.ID, Lanes: 1 << x.l,
-				Msg: fmt.Sprintf("tcgen05.cp writes TMEM columns [%d, %d), which are not allocated", x.col, x.col+n)})
+		if t := cc.tmemState(); !t.allocated(x.col, n) {
+			h := Hazard{Kind: HzTmemAlloc, Severity: SevError, PC: x.in.PC, CTA: cc.ID, Warp: x.w.ID, Lanes: 1 << x.l,
+				Msg: fmt.Sprintf("tcgen05.cp writes TMEM columns [%d, %d), which are not allocated", x.col, x.col+n)}
+			x.w.cta.u.m.freedCause(t, x.col, n, &h)
+			x.w.cta.u.m.hazard(h)
 		}
 	}
 }
