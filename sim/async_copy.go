@@ -186,7 +186,7 @@ func decBulk(d *decoder) error {
 							mb.copyLanded(in.PC, phases[i])
 							mb.completeTx(in, int64(size))
 						} else {
-							u.m.mbarUninit(tc, moff, mb, nil, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
+							u.m.mbarUninit(tc, moff, mb, u.race.issuePoint(op), Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
 								Msg: fmt.Sprintf("a bulk copy completes on the mbarrier at %#x, which is not initialized", moff)}, false)
 						}
 					}
@@ -368,7 +368,7 @@ func decCpAsyncArrive(d *decoder) error {
 				return
 			}
 			if mb == nil || !mb.live {
-				u.m.mbarUninit(mc, off, mb, w, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+				u.m.mbarUninit(mc, off, mb, w.cta.u.race.warpPoint(w, in.PC), Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
 					Msg: fmt.Sprintf("cp.async.mbarrier.arrive on the mbarrier at %#x before mbarrier.init", off)}, false)
 				continue
 			}

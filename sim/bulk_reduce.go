@@ -116,7 +116,7 @@ func decBulkReduce(d *decoder) error {
 				op.run = func(op *asyncOp) {
 					reduce(dc.Smem[doff : doff+uint32(size)])
 					if mb == nil || !mb.live {
-						u.m.mbarUninit(mc, moff, mb, nil, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: mc.ID, Warp: -1,
+						u.m.mbarUninit(mc, moff, mb, u.race.issuePoint(op), Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: mc.ID, Warp: -1,
 							Msg: fmt.Sprintf("a bulk reduction completes on the mbarrier at %#x, which is not initialized", moff)}, false)
 						return
 					}

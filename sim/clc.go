@@ -89,7 +89,7 @@ func decClcTryCancel(d *decoder) error {
 					copy(tc.Smem[off:off+16], resp[:])
 					mb := tc.mbars[moff]
 					if mb == nil || !mb.live {
-						u.m.mbarUninit(tc, moff, mb, nil, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
+						u.m.mbarUninit(tc, moff, mb, u.race.issuePoint(op), Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
 							Msg: fmt.Sprintf("clusterlaunchcontrol.try_cancel completes on the mbarrier at %#x, which is not initialized", moff)}, false)
 						continue
 					}

@@ -60,7 +60,12 @@ type Site struct {
 // Observations that a root cause explains become its Consequences.
 func (m *Machine) Findings() []Finding {
 	m.mu.Lock()
-	all := append([]*site(nil), m.hazards.list...)
+	var all []*site
+	for _, s := range m.hazards.list {
+		if !s.dropped() {
+			all = append(all, s)
+		}
+	}
 	folded, same := m.hazards.roots.classify(all)
 	m.mu.Unlock()
 	var sites []*site
@@ -148,6 +153,11 @@ func (rs *rootSet) classify(all []*site) (folded, same map[*site]*site) {
 	// A wrong parity at a lapped wait is the lapping seen from the waiter:
 	// it explains nothing of its own.
 	demoted := map[*rootRec]bool{}
+	for _, rec := range rs.list {
+		if rec.site.dropped() {
+			demoted[rec] = true // it turned out to be another finding
+		}
+	}
 	for _, s := range all {
 		if s.links.root != nil && s.h.Kind == HzMbarPhase && lappedAt[s.h.CausePos()] != nil {
 			demoted[s.links.root] = true

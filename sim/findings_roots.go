@@ -234,14 +234,23 @@ func consequenceRule(k HazardKind) bool {
 // in skip explain nothing.
 func (rs *rootSet) rootOf(s *site, skip map[*rootRec]bool) *rootRec {
 	l := &s.links
-	if l.linked == nil && (l.free == 0 || !consequenceRule(s.h.Kind)) {
+	linked := l.linked
+	if linked != nil && skip[linked] && s.h.via != nil {
+		// linked to a root that turned out to be another finding: to the
+		// barrier's root cause now (mbar_uninit.go)
+		linked = rs.byMbar[*s.h.via]
+		if linked == nil || skip[linked] {
+			linked = nil
+		}
+	}
+	if linked == nil && (l.free == 0 || !consequenceRule(s.h.Kind)) {
 		return nil
 	}
 	for _, rec := range rs.list {
 		if rec == l.root {
 			break // a root is only explained by an earlier one
 		}
-		if l.linked != nil && l.linked != rec {
+		if linked != nil && linked != rec {
 			continue
 		}
 		if skip[rec] || rec.only != nil && !slices.Contains(rec.only, s.h.Kind) {
@@ -269,13 +278,13 @@ func allDownstream(rec *rootRec, sts []hbStamp) bool {
 // acquire of their phases from phase from on (earlier acquires included),
 // is its consequence. points are further taint points (a waiter that
 // passed early).
-func (r *raceState) root(h Hazard, from int64, mbs []*mbarrier, points ...taintPoint) {
-	r.rootOnly(h, from, mbs, nil, points...)
+func (r *raceState) root(h Hazard, from int64, mbs []*mbarrier, points ...taintPoint) *site {
+	return r.rootOnly(h, from, mbs, nil, points...)
 }
 
 // rootOnly is root for a root cause that explains only the observations
 // of the rules only (nil: every consequence rule).
-func (r *raceState) rootOnly(h Hazard, from int64, mbs []*mbarrier, only []HazardKind, points ...taintPoint) {
+func (r *raceState) rootOnly(h Hazard, from int64, mbs []*mbarrier, only []HazardKind, points ...taintPoint) *site {
 	for _, mb := range mbs {
 		mb.tainted = true
 		if hb := mb.hb; hb != nil {
@@ -288,7 +297,7 @@ func (r *raceState) rootOnly(h Hazard, from int64, mbs []*mbarrier, only []Hazar
 			}
 		}
 	}
-	r.u.m.record(h, &rootSpec{mbs: mbs, points: points, only: only})
+	return r.u.m.record(h, &rootSpec{mbs: mbs, points: points, only: only})
 }
 
 // rootHazard records h as a root cause on mb when the checker runs (and as

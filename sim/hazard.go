@@ -130,7 +130,14 @@ type site struct {
 	lanes map[[4]int]uint32 // (CTA, warp) -> lanes; warp -1 for the async proxy
 	bytes spans
 	links siteLinks // to root causes (findings_roots.go)
+	// converted counts the observations that turned out to be another
+	// finding (mbar_uninit.go); a site all of whose observations did is
+	// no finding
+	converted int
 }
+
+// dropped reports whether every observation of s was converted.
+func (s *site) dropped() bool { return s.converted > 0 && s.converted >= s.h.Count }
 
 type hazardSet struct {
 	byKey      map[hazardKey]int
@@ -148,7 +155,7 @@ func (m *Machine) hazard(h Hazard) { m.record(h, nil) }
 
 // record records an observation; root, when not nil, makes its site a
 // root cause (findings_roots.go).
-func (m *Machine) record(h Hazard, root *rootSpec) {
+func (m *Machine) record(h Hazard, root *rootSpec) *site {
 	sev, ok := m.Opts.Policy.Severity(h.Kind, h.Severity)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -158,7 +165,7 @@ func (m *Machine) record(h Hazard, root *rootSpec) {
 			hs.suppressed = map[HazardKind]int{}
 		}
 		hs.suppressed[h.Kind]++
-		return
+		return nil
 	}
 	h.Severity = sev
 	if hs.byKey == nil {
@@ -182,7 +189,7 @@ func (m *Machine) record(h Hazard, root *rootSpec) {
 			old.h = h
 		}
 		old.h.Count++
-		return
+		return old
 	}
 	h.Count = 1
 	s := &site{h: h}
@@ -196,6 +203,7 @@ func (m *Machine) record(h Hazard, root *rootSpec) {
 	if m.stepper != nil && sev <= SevWarning {
 		m.stepper.onHazard(h)
 	}
+	return s
 }
 
 func (s *site) add(h Hazard) {
@@ -231,6 +239,9 @@ func (m *Machine) Hazards() []Hazard {
 	defer m.mu.Unlock()
 	out := make([]Hazard, 0, len(m.hazards.list))
 	for _, s := range m.hazards.list {
+		if s.dropped() {
+			continue
+		}
 		out = append(out, s.h)
 	}
 	sort.SliceStable(out, func(i, j int) bool {

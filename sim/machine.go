@@ -607,7 +607,6 @@ func (u *unit) run(stop func(w *Warp) bool) error {
 			}
 			ran = true
 			if err := u.runWarp(w, u.quantum(), stop); err != nil {
-				u.flushUninit()
 				return err
 			}
 			if w.stopReq {
@@ -636,7 +635,6 @@ var errStopped = errors.New("stopped")
 // finish runs what remains when every warp has exited: pending async
 // operations complete, and the end-of-CTA rules are checked.
 func (u *unit) finish() {
-	u.flushUninit()
 	for _, c := range u.ctas {
 		c.checkExit()
 	}
@@ -691,7 +689,6 @@ func (u *unit) deadlock() error {
 			break
 		}
 	}
-	u.flushUninit()
 	u.linkStuck(&h)
 	u.m.hazard(h)
 	return &DeadlockError{Msg: b.String()}

@@ -205,7 +205,7 @@ func execMbar(w *Warp, in *Inst, m uint32) {
 			return 1
 		}
 		if mi.op != "init" && (mb == nil || !mb.live) {
-			mach.mbarUninit(c, off, mb, w, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+			mach.mbarUninit(c, off, mb, w.cta.u.race.warpPoint(w, in.PC), Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
 				Msg: fmt.Sprintf("%s on the mbarrier at shared address %#x before mbarrier.init (or after mbarrier.inval)", in.PTX.Opcode, off)}, false)
 			if mb == nil {
 				continue
@@ -382,7 +382,7 @@ func execMbarWait(w *Warp, in *Inst, m uint32, mi *mbarInfo) {
 				mb = &mbarrier{cta: c, addr: off}
 				c.mbars[off] = mb
 			}
-			u.m.mbarUninit(c, off, mb, w, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+			u.m.mbarUninit(c, off, mb, w.cta.u.race.warpPoint(w, in.PC), Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
 				Msg: fmt.Sprintf("%s on the mbarrier at shared address %#x before mbarrier.init", in.PTX.Opcode, off)}, true)
 		}
 		if mb.live && u.race != nil {

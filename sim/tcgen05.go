@@ -534,7 +534,7 @@ func decTcCommit(d *decoder) error {
 					}
 					t := cl[r].mbars[off]
 					if t == nil || !t.live {
-						u.m.mbarUninit(cl[r], off, t, w, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+						u.m.mbarUninit(cl[r], off, t, w.cta.u.race.warpPoint(w, in.PC), Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
 							Msg: fmt.Sprintf("tcgen05.commit multicasts to the mbarrier at %#x of CTA rank %d, which is not initialized", off, r)}, false)
 						continue
 					}
@@ -542,7 +542,7 @@ func decTcCommit(d *decoder) error {
 				}
 			} else {
 				if mb == nil || !mb.live {
-					u.m.mbarUninit(mc, off, mb, w, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+					u.m.mbarUninit(mc, off, mb, w.cta.u.race.warpPoint(w, in.PC), Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
 						Msg: fmt.Sprintf("tcgen05.commit arrives on the mbarrier at %#x, which is not initialized", off)}, false)
 					continue
 				}

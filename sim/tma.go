@@ -495,7 +495,7 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 					}
 					mb := barrierOf(tc)
 					if mb == nil || !mb.live {
-						u.m.mbarUninit(tc, moff, mb, nil, Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
+						u.m.mbarUninit(tc, moff, mb, u.race.issuePoint(op), Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
 							Msg: fmt.Sprintf("a TMA copy completes on the mbarrier at %#x, which is not initialized", moff)}, false)
 						continue
 					}
