@@ -117,29 +117,9 @@ func TestSMShare(t *testing.T) {
 // per SM the permit plant is silent (nothing waits) and the dealloc plant
 // reports only the CTA's own exit with the columns allocated.
 func TestSMSharePlants(t *testing.T) {
-	base, err := os.ReadFile(filepath.Join("../fixtures/kernels", smShareBase))
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, bc := range smShareCases {
 		t.Run(bc.name, func(t *testing.T) {
-			want, err := bc.apply(base)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(brokenDir, bc.name+".ptx")
-			if *update {
-				if err := os.WriteFile(path, want, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./sim -run TestSMSharePlants -update)", err)
-			}
-			if string(src) != string(want) {
-				t.Fatalf("%s differs from what the generator makes; run with -update", path)
-			}
+			path, src := plantFile(t, bc, "TestSMSharePlants")
 			for _, o := range smShareSchedules {
 				o.CTAsPerSM = 2
 				m, err := runSMShare(t, path, src, o)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -766,27 +765,8 @@ func TestAtmemGemm(t *testing.T) {
 	if got, want := uint32(0x8100490), idescOf(t, desc.IDescSpec{Kind: desc.KindF16, D: "f32", A: "bf16", B: "bf16", M: M, N: N}); got != want {
 		t.Fatalf("atmem_gemm's instruction descriptor %#x, want %#x", got, want)
 	}
-	l, err := launch.ReadLaunch("../fixtures/sim/blackwell/atmem_gemm.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile("../fixtures/sim/blackwell/atmem_gemm.sm_100a.ptx")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, opts := range probeSchedules {
-		m, err := Prepare("atmem_gemm.sm_100a.ptx", src, l, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Run(); err != nil {
-			t.Fatalf("%s: %v", opts.Schedule, err)
-		}
-		for _, f := range m.Findings() {
-			if f.Severity <= SevWarning {
-				t.Errorf("%s: %s %s at %s: %s", opts.Schedule, f.Severity, f.Rule, f.Pos, f.Msg)
-			}
-		}
+		m := runBlackwell(t, "atmem_gemm", opts)
 		buf := func(n string) []byte { b, _ := m.Buffer(n); return b.Data }
 		A0, A1, B, D := buf("A0"), buf("A1"), buf("B"), buf("D")
 		row := func(x []byte, r int) []byte { return x[r*2*K : (r+1)*2*K] }
@@ -806,27 +786,8 @@ func TestAtmemGemm(t *testing.T) {
 // completing on the leader's mbarrier): silent under every schedule, and
 // each CTA holds the multicast tile and its own row block of B.
 func TestPairTma(t *testing.T) {
-	l, err := launch.ReadLaunch("../fixtures/sim/blackwell/pair_tma.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile("../fixtures/sim/blackwell/pair_tma.sm_100a.ptx")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, opts := range probeSchedules {
-		m, err := Prepare("pair_tma.sm_100a.ptx", src, l, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Run(); err != nil {
-			t.Fatalf("%s: %v", opts.Schedule, err)
-		}
-		for _, f := range m.Findings() {
-			if f.Severity <= SevWarning {
-				t.Errorf("%s: %s %s at %s: %s", opts.Schedule, f.Severity, f.Rule, f.Pos, f.Msg)
-			}
-		}
+		m := runBlackwell(t, "pair_tma", opts)
 		out, _ := m.Buffer("out")
 		for rank := 0; rank < 2; rank++ {
 			for i := 0; i < 2048; i++ {

@@ -13,18 +13,39 @@ import (
 	"github.com/tcsim/tcsim/sim/datapath"
 )
 
+// runBlackwell runs fixtures/sim/blackwell/NAME (its launch file and its
+// sm_100a PTX) under opts and requires it to end and to report no error
+// or warning.
+func runBlackwell(t *testing.T, name string, opts Options) *Machine {
+	t.Helper()
+	l, err := launch.ReadLaunch("../fixtures/sim/blackwell/" + name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := name + ".sm_100a.ptx"
+	src, err := os.ReadFile("../fixtures/sim/blackwell/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Prepare(file, src, l, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(); err != nil {
+		t.Fatalf("%s: %v", opts.Schedule, err)
+	}
+	for _, f := range m.Findings() {
+		if f.Severity <= SevWarning {
+			t.Errorf("%s: %s %s at %s: %s", opts.Schedule, f.Severity, f.Rule, f.Pos, f.Msg)
+		}
+	}
+	return m
+}
+
 // TestPairGemm runs the hand-written cta_group::2 kernel under every
 // schedule: no hazards, and D equal bit for bit to the chain of two K=16
 // tcgen05.mma computed element by element with the modelled datapath.
 func TestPairGemm(t *testing.T) {
-	l, err := launch.ReadLaunch("../fixtures/sim/blackwell/pair_gemm.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile("../fixtures/sim/blackwell/pair_gemm.sm_100a.ptx")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, opts := range []Options{
 		{Check: true},
 		{Check: true, Schedule: Eager},
@@ -33,16 +54,7 @@ func TestPairGemm(t *testing.T) {
 		{Check: true, Schedule: Random, Seed: 7},
 	} {
 		t.Run(opts.Schedule.String(), func(t *testing.T) {
-			m, err := Prepare("pair_gemm.sm_100a.ptx", src, l, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := m.Run(); err != nil {
-				t.Fatal(err)
-			}
-			for _, h := range m.Errors() {
-				t.Errorf("hazard: %s", h)
-			}
+			m := runBlackwell(t, "pair_gemm", opts)
 			a, _ := m.Buffer("A")
 			b, _ := m.Buffer("B")
 			d, _ := m.Buffer("D")
@@ -382,25 +394,8 @@ DONE:
 // equal bit for bit to the modelled kind::mxf8f6f4 datapath element by
 // element, with the scale factors taken from CUTLASS's chunk layout.
 func TestMxf8Gemm(t *testing.T) {
-	l, err := launch.ReadLaunch("../fixtures/sim/blackwell/mxf8_gemm.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile("../fixtures/sim/blackwell/mxf8_gemm.sm_100a.ptx")
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, opts := range []Options{{Check: true}, {Check: true, Schedule: Random, Seed: 3}, {Check: true, Schedule: Latest}} {
-		m, err := Prepare("mxf8_gemm.sm_100a.ptx", src, l, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Run(); err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range m.Errors() {
-			t.Errorf("%s: hazard: %s", opts.Schedule, h)
-		}
+		m := runBlackwell(t, "mxf8_gemm", opts)
 		buf := func(n string) []byte { b, _ := m.Buffer(n); return b.Data }
 		A, B, SFA, SFB, D := buf("A"), buf("B"), buf("SFA"), buf("SFB"), buf("D")
 		bs := datapath.NewBlockScaled(desc.KindMXF8F6F4, numfmt.E4M3, numfmt.E4M3, numfmt.UE8M0, 32)

@@ -403,33 +403,42 @@ func (bc brokenCase) apply(src []byte) ([]byte, error) {
 	return []byte(out), nil
 }
 
+// plantFile is bc's planted file and its text: made from the base PTX,
+// written with -update, and otherwise required to be what the generator
+// makes (test names the test that refreshes it).
+func plantFile(t *testing.T, bc brokenCase, test string) (string, []byte) {
+	t.Helper()
+	base, err := os.ReadFile(filepath.Join("../fixtures/kernels", bc.base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := bc.apply(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(brokenDir, bc.name+".ptx")
+	if *update {
+		if err := os.MkdirAll(brokenDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./sim -run %s -update)", err, test)
+	}
+	if string(src) != string(want) {
+		t.Fatalf("%s differs from what the generator makes; run go test ./sim -run %s -update", path, test)
+	}
+	return path, src
+}
+
 func TestBrokenVariants(t *testing.T) {
 	for _, bc := range brokenCases {
 		t.Run(bc.name, func(t *testing.T) {
-			base, err := os.ReadFile(filepath.Join("../fixtures/kernels", bc.base))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := bc.apply(base)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(brokenDir, bc.name+".ptx")
-			if *update {
-				if err := os.MkdirAll(brokenDir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, want, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./sim -run TestBrokenVariants -update)", err)
-			}
-			if string(src) != string(want) {
-				t.Fatalf("%s differs from what the generator makes; run with -update", path)
-			}
+			path, src := plantFile(t, bc, "TestBrokenVariants")
 			for _, o := range brokenSchedules() {
 				if testing.Short() && o.Schedule != Lazy {
 					continue
