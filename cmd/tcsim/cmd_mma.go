@@ -48,9 +48,10 @@ Instead of a file, an operand may be one of tcsim run's buffer generators
 (launch/README.md), typed with the operand's element type:
   --a uniform:bf16:1:-1:1   --b int:bf16:2:-4:4   --c const:f32:0.5
   --a iota:f16:0:0.25       --a random:7 (random bit patterns)   --c zero
-(f32 generators serve tf32 operands, truncated to tf32; the FP6/FP4, s4/u4,
-b1 and scale formats take zero and random:SEED.) Problem p of a batch takes
-the next elements of the same stream.
+Without its type a generator takes the operand's (--b iota, --c const:0.5,
+--a uniform:1:-1:1). (f32 generators serve tf32 operands, truncated to tf32;
+the FP6/FP4, s4/u4, b1 and scale formats take zero and random:SEED.) Problem p
+of a batch takes the next elements of the same stream.
 
 D goes to --out FILE (raw, or .npy), --out - (raw bytes on standard output),
 or --print (a matrix of its values, fitted to the terminal's width).

@@ -176,6 +176,7 @@ func newGenSource(spec string, f *numfmt.Format, per int) (*genSource, error) {
 	if len(parts) > 1 && parts[1] == "tf32" && f.Name == "tf32" {
 		parts[1] = "f32"
 	}
+	parts = withOperandType(parts, f)
 	fill, err := launch.ParseFill(strings.Join(parts, ":"))
 	if err != nil {
 		return nil, err
@@ -196,6 +197,31 @@ func newGenSource(spec string, f *numfmt.Format, per int) (*genSource, error) {
 	}
 	g.typ = fill.Type
 	return g, nil
+}
+
+// withOperandType completes a typed generator written without its type
+// (iota, const:0.5, uniform:7:-1:1) with the operand's element type, which
+// the instruction already names; a generator that names a type, or an
+// operand whose format launch has no type for, is left as written.
+func withOperandType(parts []string, f *numfmt.Format) []string {
+	switch parts[0] {
+	case "iota", "const", "int", "uniform":
+	default:
+		return parts
+	}
+	if len(parts) > 1 {
+		if _, err := launch.ParseScalarType(parts[1]); err == nil {
+			return parts
+		}
+	}
+	typ := f.Name
+	if typ == "tf32" {
+		typ = "f32"
+	}
+	if _, err := launch.ParseScalarType(typ); err != nil {
+		return parts
+	}
+	return append([]string{parts[0], typ}, parts[1:]...)
 }
 
 func (g *genSource) next() ([]uint64, error) {

@@ -382,6 +382,16 @@ func TestMMAStandalone(t *testing.T) {
 	if v := math.Float32frombits(binary.LittleEndian.Uint32([]byte(raw[4:8]))); first[2] != fmt.Sprint(v) {
 		t.Errorf("--print D[0][1] = %s, --out - gives %v", first[2], v)
 	}
+	// a generator without its type takes the operand's: the same bytes
+	for _, untyped := range [][2]string{{"uniform:1:-1:1", "iota"}, {"uniform:1:-1:1", "iota:0:1"}} {
+		code, got, errs := runCLI(t, "mma", "--inst", inst, "--a", untyped[0], "--b", untyped[1], "--c", "const:0", "--out", "-")
+		if code != 0 || got != raw {
+			t.Errorf("--a %s --b %s: exit %d, %d bytes differ from the typed generators' (%s)", untyped[0], untyped[1], code, len(got), errs)
+		}
+	}
+	if code, _, errs := runCLI(t, "mma", "--inst", inst, "--a", "iota:f16", "--b", "iota", "--print"); code != 2 || !strings.Contains(errs, "write iota:bf16") {
+		t.Errorf("iota:f16 for a .bf16 operand: exit %d, %q", code, errs)
+	}
 	code, ex, errs := runCLI(t, "mma", "--inst", inst, "--a", "../../fixtures/examples/mma/A.bf16", "--b", "../../fixtures/examples/mma/B.bf16", "--explain", "0,0")
 	for _, want := range []string{"operands (k: a_k × b_k):", " 0: 1 × 1", "2: 3 × 1", "exact A·B + C = 1.000003822147846221923828125\n", "error -0.0625 ULP of .f32"} {
 		if code != 0 || !strings.Contains(ex, want) {
