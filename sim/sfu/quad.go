@@ -1,6 +1,9 @@
 package sfu
 
-import "sync"
+import (
+	"math/bits"
+	"sync"
+)
 
 // The special function unit evaluates every function the same way: the
 // operand's significand (or fixed-point fraction) is split into an
@@ -91,31 +94,52 @@ func squares(L uint) []uint16 {
 }
 
 // dropTable is, for every Xl of L bits, the sum of the partial products of
-// Xl² that the squarer drops (a few hundred KiB, computed on first use).
+// Xl² that the squarer drops: those in the columns below 2^(2L-15), the
+// square of bit i when 2i is below it and the pair of bits i < j (which
+// the squarer adds once, doubled) when i+j+1 is (a few hundred KiB,
+// computed on first use). It is built from smaller entries: Xl is Xl' plus
+// its top bit k, and the dropped products of Xl are those of Xl', bit k's
+// square and the pairs of bit k with the bits of Xl' below 2L-15-k-1
+// (dropSum is the definition, checked against it by TestDropTable).
 func dropTable(L uint) []uint32 {
 	dropOnce[L].Do(func() {
 		T := 2*int(L) - 15
 		t := make([]uint32, 1<<L)
-		for x := range t {
-			var s uint64
-			for i := 0; i < int(L); i++ {
-				if x>>i&1 == 0 {
-					continue
-				}
-				if 2*i < T {
-					s += 1 << (2 * i)
-				}
-				for j := i + 1; j < int(L) && i+j+1 < T; j++ {
-					if x>>j&1 == 1 {
-						s += 1 << (i + j + 1)
-					}
-				}
+		for x := 1; x < len(t); x++ {
+			k := bits.Len(uint(x)) - 1
+			low := x &^ (1 << k)
+			s := t[low]
+			if 2*k < T {
+				s += 1 << (2 * k)
 			}
-			t[x] = uint32(s)
+			if m := T - k - 1; m > 0 {
+				s += uint32(low&(1<<m-1)) << (k + 1)
+			}
+			t[x] = s
 		}
 		drops[L] = t
 	})
 	return drops[L]
+}
+
+// dropSum is the dropped partial products of x² for L bits, term by term.
+func dropSum(L uint, x uint32) uint32 {
+	T := 2*int(L) - 15
+	var s uint64
+	for i := 0; i < int(L); i++ {
+		if x>>i&1 == 0 {
+			continue
+		}
+		if 2*i < T {
+			s += 1 << (2 * i)
+		}
+		for j := i + 1; j < int(L) && i+j+1 < T; j++ {
+			if x>>j&1 == 1 {
+				s += 1 << (i + j + 1)
+			}
+		}
+	}
+	return uint32(s)
 }
 
 // Intervals is the number of intervals of the table.
