@@ -98,8 +98,8 @@ type raceState struct {
 	refilled map[[2]int32]bool
 	// tcgen05 work and fences for the fence rules (tcgen05_fence_hb.go)
 	tcf *tcFenceHB
-	// uses of uninitialized mbarriers held back until an init or the end
-	// (mbar_uninit.go)
+	// uses of uninitialized mbarriers (reported, and remembered in case an
+	// init they are not ordered before follows: mbar_uninit.go)
 	uninit map[mbarKey][]uninitUse
 	// tcgen05.st and wait::st for tcgen05/st-before-wait (tcgen05_st_wait.go)
 	tcst *tcStHB
