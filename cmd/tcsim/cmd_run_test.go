@@ -190,7 +190,7 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"run", bad, "--grid", "1", "--block", "32", "--param", "p=buf:size=16"}, 1, "bad.ptx:6:15"},
 		{[]string{"run", oob, "--grid", "1", "--block", "32", "--param", "p=buf:size=16"}, 1, "out-of-bounds global memory access: 4 bytes at"},
 		{[]string{"run", oob, "--grid", "1", "--block", "32", "--param", "p=buf:size=16"}, 1, "48 bytes past the end of buffer p"},
-		{[]string{"run", oob, "--grid", "1", "--block", "32"}, 2, "takes 1 parameters"},
+		{[]string{"run", oob, "--grid", "1", "--block", "32"}, 2, "takes 1 parameter (.param"},
 		{[]string{"run", oob, "--grid", "1", "--block", "32", "--param", "p=buf:size=16", "--schedule", "sideways"}, 2, "want lazy, latest, eager or random"},
 		{[]string{"run", oob, "--grid", "1", "--block", "32", "--param", "p=buf:size=128", "--compare-gpu"}, 1, "no NVIDIA driver found"},
 	} {
