@@ -3,6 +3,7 @@ package sim
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tcsim/tcsim/launch"
@@ -138,5 +139,26 @@ func TestSMSharePlants(t *testing.T) {
 			}
 			checkFindings(t, m.Findings(), alone, true)
 		})
+	}
+}
+
+// TestSMShareClusters: co-resident CTAs are modelled for launches without
+// clusters only; asking for them with a cluster launch is refused, never
+// silently run one CTA per SM.
+func TestSMShareClusters(t *testing.T) {
+	l, err := launch.ReadLaunch("../fixtures/sim/blackwell/pair_gemm.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../fixtures/sim/blackwell/pair_gemm.sm_100a.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Prepare("pair_gemm.sm_100a.ptx", src, l, Options{CTAsPerSM: 2, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(); err == nil || !strings.Contains(err.Error(), "clusters of 2,1,1") {
+		t.Fatalf("--ctas-per-sm 2 on a cluster launch: %v, want the refusal", err)
 	}
 }

@@ -43,6 +43,9 @@ func (m *Machine) checkColocation() error {
 	if m.Opts.CTAsPerSM < 0 {
 		return fmt.Errorf("CTAs per SM %d: want 1 or more", m.Opts.CTAsPerSM)
 	}
+	if m.Opts.CTAsPerSM > 1 && m.Clustered {
+		return fmt.Errorf("%d CTAs per SM: co-resident CTAs are modelled for launches without clusters, and this one has clusters of %d,%d,%d (each cluster runs as one unit, its CTAs on SMs of their own); run it with one CTA per SM", m.Opts.CTAsPerSM, m.Cluster[0], m.Cluster[1], m.Cluster[2])
+	}
 	if !m.colocated() {
 		return nil
 	}
