@@ -462,6 +462,7 @@ func (c *CTA) checkExit() {
 		return
 	}
 	c.exitedHazardsDone = true
+	c.flushSwizzled()
 	m := c.u.m
 	for _, wg := range c.wgs {
 		wg.checkExit()

@@ -36,6 +36,8 @@ type mbarrier struct {
 	// tcCommitted: a tcgen05.commit arrived in the current phase; tcLast:
 	// in the phase that completed last (the tcgen05 fence rules)
 	tcCommitted, tcLast bool
+	// swz: the swizzled TMA writes of the open phases (tma_swizzle.go)
+	swz []swzWrite
 }
 
 // txAccount is one phase's tx bytes: armed by expect_tx and sent by the
@@ -227,6 +229,7 @@ func execMbar(w *Warp, in *Inst, m uint32) {
 				mach.mbarHazard(w, in, 1<<l, HzMbarCount, "mbarrier.init count %d is outside 1..%d", count, mbarMaxCount)
 				count = max(1, min(count, mbarMaxCount))
 			}
+			mb.checkSwizzled(0, true)
 			*mb = mbarrier{cta: c, addr: off, live: true, expected: count, pending: count, initPC: in.PC, lastPC: in.PC}
 			// the object's bytes: the ISA leaves them opaque
 			putLE(c.Smem[off:off+8], uint64(count))
@@ -346,6 +349,7 @@ func (mb *mbarrier) tryComplete() {
 			// complete on the next one (reported now, whatever the schedule)
 			mb.txEarly(a.copyPC, mb.phase, nil)
 		}
+		mb.checkSwizzled(mb.phase, false)
 		mb.phase++
 		mb.pending = mb.expected
 		mb.arrived = 0

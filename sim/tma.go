@@ -442,9 +442,11 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 			if off%128 != 0 {
 				u.m.hazard(Hazard{Kind: HzAsyncAlign, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
 					Msg: fmt.Sprintf("TMA destination %#x is not 128-byte aligned", off)})
-			} else if off%align != 0 {
-				u.m.hazard(Hazard{Kind: HzTmaSwizzleAlign, Severity: SevWarning, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
-					Msg: fmt.Sprintf("TMA destination %#x is not aligned to the %s swizzle's %d-byte repeat, so the box's first row is not row 0 of the pattern: TMA swizzles by absolute address (measured on the H100), which a wgmma descriptor with base offset 0 reads, but a swizzled layout of the tile that assumes an aligned start (CuTe's) does not", off, tm.swz, align)})
+			}
+			var swzHz *Hazard // decided when the phase completes (tma_swizzle.go)
+			if off%128 == 0 && off%align != 0 {
+				swzHz = &Hazard{Kind: HzTmaSwizzleAlign, Severity: SevNote, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+					Msg: fmt.Sprintf("the tile at %#x starts off the %s swizzle's %d-byte repeat (no copy completing on the same mbarrier phase writes its bytes from %#x): its first row is row %d of the pattern. TMA and wgmma descriptors with base offset 0 swizzle by address and agree (measured on the H100); a reader that swizzles offsets relative to the tile's start does not", off, tm.swz, align, off-off%align, off%align/128)}
 			}
 			targets := []*CTA{c}
 			if bi.multicast {
@@ -494,6 +496,13 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 						tm.load(u.m, tc, off, coords)
 					}
 					mb := barrierOf(tc)
+					if tm.swz != desc.SwizzleNone {
+						if mb != nil && mb.live {
+							mb.noteSwizzled(phases[i], off, uint32(nb), align, swzHz)
+						} else if swzHz != nil {
+							u.m.hazard(*swzHz)
+						}
+					}
 					if mb == nil || !mb.live {
 						u.m.mbarUninit(tc, moff, mb, u.race.issuePoint(op), Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,
 							Msg: fmt.Sprintf("a TMA copy completes on the mbarrier at %#x, which is not initialized", moff)}, false)

@@ -133,7 +133,7 @@ func scanParams(t *testing.T, raw, want string) {
 // yourself with tcsim capture. The project does not redistribute CUTLASS
 // or anything compiled from it, so no such record is in the repository:
 // TCSIM_CUTLASS_SM90 names raw records (a capture's DIR/raw, DIR itself,
-// or a .tar.gz of DIR/raw), several separated by the list separator (':'
+// or a .tar.gz of DIR/raw or of its contents), several separated by the list separator (':'
 // on Linux). Every launch must convert, replay bit-identically, and stay
 // free of errors and warnings under the hazard schedules of
 // TestCapturedKernelsHazards; tcsim desc must find the CUtensorMaps in its
@@ -150,11 +150,11 @@ func TestCutlassSm90Capture(t *testing.T) {
 	for _, p := range filepath.SplitList(env) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			raw := p
-			switch {
-			case strings.HasSuffix(p, ".tar.gz") || strings.HasSuffix(p, ".tgz"):
-				raw = untar(t, p)
-			case exists(filepath.Join(p, "raw", "session.json")):
-				raw = filepath.Join(p, "raw")
+			if strings.HasSuffix(p, ".tar.gz") || strings.HasSuffix(p, ".tgz") {
+				raw = untar(t, p) // of DIR/raw's contents, or of raw/ itself
+			}
+			if exists(filepath.Join(raw, "raw", "session.json")) {
+				raw = filepath.Join(raw, "raw")
 			}
 			ls, _, err := capture.ReadRaw(raw)
 			if err != nil {

@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"maps"
+	"slices"
+)
+
+// tma/swizzle-alignment looks at the tile a phase of an mbarrier brings
+// in, not at each copy alone. TMA swizzles by absolute shared address, so
+// a copy whose destination is off the pattern's repeat starts mid-pattern;
+// that is what the rule warns about when the tile's own start is there.
+// But a tile is often several copies completing on one phase: CUTLASS's
+// multicast loads split each operand tile among the CTAs of a cluster, so
+// the CTA of rank 3 writes its slice at 0x180 of a tile that starts at a
+// 1024-byte boundary, and each row still lands on its row of the pattern.
+// So a swizzled copy's destination d off the repeat R is reported only if
+// the bytes [d - d mod R, d) are not all written by swizzled copies with
+// the same repeat that complete on the same phase of the same mbarrier
+// (decided when the phase completes, or when the CTA ends or the barrier
+// is initialized again).
+
+// swzWrite is a swizzled TMA write counted on a phase of an mbarrier.
+type swzWrite struct {
+	phase       uint64
+	off, n, rep uint32
+	h           *Hazard // the warning, for a destination off the repeat
+}
+
+// noteSwizzled records a swizzled TMA write of n bytes at off that
+// counts on phase of mb; h is its warning when off is not a multiple of
+// the repeat rep.
+func (mb *mbarrier) noteSwizzled(phase uint64, off, n, rep uint32, h *Hazard) {
+	if len(mb.swz) >= maxSwzWrites {
+		mb.checkSwizzled(0, true) // phases that never complete: decide now
+	}
+	mb.swz = append(mb.swz, swzWrite{phase: phase, off: off, n: n, rep: rep, h: h})
+}
+
+// maxSwzWrites bounds the writes a barrier keeps for its open phases.
+const maxSwzWrites = 4096
+
+// checkSwizzled reports the off-repeat writes of phase (every phase: all)
+// that the phase's other writes do not continue, and forgets the phase.
+func (mb *mbarrier) checkSwizzled(phase uint64, all bool) {
+	if len(mb.swz) == 0 {
+		return
+	}
+	var keep []swzWrite
+	for _, w := range mb.swz {
+		if !all && w.phase != phase {
+			keep = append(keep, w)
+			continue
+		}
+		if w.h == nil {
+			continue
+		}
+		if !mb.swizzleCovered(w) {
+			mb.cta.u.m.hazard(*w.h)
+		}
+	}
+	mb.swz = keep
+}
+
+// swizzleCovered reports whether the writes of w's phase with w's repeat
+// cover the bytes from w's repeat boundary up to w.
+func (mb *mbarrier) swizzleCovered(w swzWrite) bool {
+	start := w.off - w.off%w.rep
+	var spans [][2]uint32
+	for _, o := range mb.swz {
+		if o.rep == w.rep && o.phase == w.phase && o.off < w.off && o.off+o.n > start {
+			spans = append(spans, [2]uint32{o.off, o.off + o.n})
+		}
+	}
+	slices.SortFunc(spans, func(a, b [2]uint32) int { return int(a[0]) - int(b[0]) })
+	at := start
+	for _, s := range spans {
+		if s[0] > at {
+			return false
+		}
+		at = max(at, s[1])
+	}
+	return at >= w.off
+}
+
+// flushSwizzled decides every write still waiting for its phase (the CTA
+// ended, or its barriers are set up again).
+func (c *CTA) flushSwizzled() {
+	for _, off := range slices.Sorted(maps.Keys(c.mbars)) {
+		if mb := c.mbars[off]; mb != nil {
+			mb.checkSwizzled(0, true)
+		}
+	}
+}
