@@ -443,11 +443,7 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 				u.m.hazard(Hazard{Kind: HzAsyncAlign, Severity: SevError, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
 					Msg: fmt.Sprintf("TMA destination %#x is not 128-byte aligned", off)})
 			}
-			var swzHz *Hazard // decided when the phase completes (tma_swizzle.go)
-			if off%128 == 0 && off%align != 0 {
-				swzHz = &Hazard{Kind: HzTmaSwizzleAlign, Severity: SevNote, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
-					Msg: fmt.Sprintf("the tile at %#x starts off the %s swizzle's %d-byte repeat (no copy completing on the same mbarrier phase writes its bytes from %#x): its first row is row %d of the pattern. TMA and wgmma descriptors with base offset 0 swizzle by address and agree (measured on the H100); a reader that swizzles offsets relative to the tile's start does not", off, tm.swz, align, off-off%align, off%align/128)}
-			}
+			swzHz := swizzleNote(w, in, l, off, tm.swz, align) // decided when the phase completes
 			targets := []*CTA{c}
 			if bi.multicast {
 				targets = w.multicastTargets(in, l, uint32(w.src(&in.src[3+bi.ncoord], 2)[l])&0xFFFF, moff)
@@ -497,11 +493,7 @@ func execBulkTensor(w *Warp, in *Inst, m uint32) {
 					}
 					mb := barrierOf(tc)
 					if tm.swz != desc.SwizzleNone {
-						if mb != nil && mb.live {
-							mb.noteSwizzled(phases[i], off, uint32(nb), align, swzHz)
-						} else if swzHz != nil {
-							u.m.hazard(*swzHz)
-						}
+						u.m.swizzledLanded(mb, phases[i], off, uint32(nb), align, swzHz)
 					}
 					if mb == nil || !mb.live {
 						u.m.mbarUninit(tc, moff, mb, u.race.issuePoint(op), Hazard{Kind: HzMbarUninit, Severity: SevError, PC: in.PC, CTA: tc.ID, Warp: -1,

@@ -1,8 +1,11 @@
 package sim
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/tcsim/tcsim/isa/desc"
 )
 
 // tma/swizzle-alignment looks at the tile a phase of an mbarrier brings
@@ -89,5 +92,27 @@ func (c *CTA) flushSwizzled() {
 		if mb := c.mbars[off]; mb != nil {
 			mb.checkSwizzled(0, true)
 		}
+	}
+}
+
+// swizzleNote is the tma/swizzle-alignment note for lane l's copy to off
+// with swizzle swz of repeat align, or nil when off is on the repeat (or
+// not even 128-byte aligned, an error of its own).
+func swizzleNote(w *Warp, in *Inst, l int, off uint32, swz desc.Swizzle, align uint32) *Hazard {
+	if off%128 != 0 || off%align == 0 {
+		return nil
+	}
+	return &Hazard{Kind: HzTmaSwizzleAlign, Severity: SevNote, PC: in.PC, CTA: w.cta.ID, Warp: w.ID, Lanes: 1 << l,
+		Msg: fmt.Sprintf("the tile at %#x starts off the %s swizzle's %d-byte repeat (no copy completing on the same mbarrier phase writes its bytes from %#x): its first row is row %d of the pattern. TMA and wgmma descriptors with base offset 0 swizzle by address and agree (measured on the H100); a reader that swizzles offsets relative to the tile's start does not", off, swz, align, off-off%align, off%align/128)}
+}
+
+// swizzledLanded records a swizzled copy that landed on phase of mb (h:
+// its note, if off the repeat); with no live barrier to decide it on, the
+// note is reported at once.
+func (m *Machine) swizzledLanded(mb *mbarrier, phase uint64, off, n, rep uint32, h *Hazard) {
+	if mb != nil && mb.live {
+		mb.noteSwizzled(phase, off, n, rep, h)
+	} else if h != nil {
+		m.hazard(*h)
 	}
 }
