@@ -690,18 +690,7 @@ DONE:
 	for _, opts := range probeSchedules {
 		l := &launch.Launch{Grid: launch.Dim3{2, 1, 1}, Block: launch.Dim3{64, 1, 1}, Cluster: launch.Dim3{2, 1, 1},
 			Params: []launch.Param{launch.BufferData("out", make([]byte, 256))}}
-		m, err := Prepare("k.ptx", []byte(src), l, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := m.Run(); err != nil {
-			t.Fatalf("%s: %v", opts.Schedule, err)
-		}
-		for _, f := range m.Findings() {
-			if f.Severity <= SevWarning {
-				t.Errorf("%s: %s %s at %s: %s", opts.Schedule, f.Severity, f.Rule, f.Pos, f.Msg)
-			}
-		}
+		m := runSilent(t, "k.ptx", []byte(src), l, opts)
 		for i, v := range out32(t, m) {
 			s := int32((i%3 - 1) * i * 1000)
 			want := max(int32(50+i-30), s)

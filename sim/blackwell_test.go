@@ -27,6 +27,13 @@ func runBlackwell(t *testing.T, name string, opts Options) *Machine {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runSilent(t, file, src, l, opts)
+}
+
+// runSilent runs the kernel src (named file) under opts and requires it
+// to end and to report no error or warning.
+func runSilent(t *testing.T, file string, src []byte, l *launch.Launch, opts Options) *Machine {
+	t.Helper()
 	m, err := Prepare(file, src, l, opts)
 	if err != nil {
 		t.Fatal(err)
