@@ -96,7 +96,7 @@ func ParseLayout(text string) (*Layout, error) {
 			if eerr != nil {
 				return nil, eerr
 			}
-			return nil, fmt.Errorf("%s is %s, not a layout", body, v.Kind)
+			return nil, fmt.Errorf("%s is %s, not a layout: it evaluates to %s (tcsim layout eval prints values)", body, v.Kind, v)
 		}
 	}
 	if perr != nil {
