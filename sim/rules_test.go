@@ -111,6 +111,15 @@ func TestSpans(t *testing.T) {
 	if !s.overlaps(39, 50) || s.overlaps(40, 100) || !s.overlaps(0, 1) {
 		t.Errorf("overlaps wrong: %v", s)
 	}
+	// [0,3) [5,6) [10,40) [100,101)
+	for _, c := range []struct {
+		lo, hi uint32
+		want   bool
+	}{{10, 40, true}, {12, 30, true}, {0, 3, true}, {7, 7, true}, {9, 12, false}, {30, 41, false}, {0, 6, false}, {200, 201, false}} {
+		if got := s.covers(c.lo, c.hi); got != c.want {
+			t.Errorf("covers(%d, %d) = %v in %v", c.lo, c.hi, got, s)
+		}
+	}
 }
 
 // TestAsyncExitEvidence ties the severity of async/exit-in-flight to the

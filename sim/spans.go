@@ -47,3 +47,12 @@ func (s spans) overlaps(lo, hi uint32) bool {
 	i := sort.Search(len(s), func(i int) bool { return s[i].hi > lo })
 	return i < len(s) && s[i].lo < hi
 }
+
+// covers reports whether the set holds every offset of [lo, hi).
+func (s spans) covers(lo, hi uint32) bool {
+	if lo >= hi {
+		return true
+	}
+	i := sort.Search(len(s), func(i int) bool { return s[i].hi > lo })
+	return i < len(s) && s[i].lo <= lo && s[i].hi >= hi
+}

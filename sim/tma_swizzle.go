@@ -11,7 +11,7 @@ import (
 // tma/swizzle-alignment looks at the tile a phase of an mbarrier brings
 // in, not at each copy alone. TMA swizzles by absolute shared address, so
 // a copy whose destination is off the pattern's repeat starts mid-pattern;
-// that is what the rule warns about when the tile's own start is there.
+// that is what the rule notes when the tile's own start is there.
 // But a tile is often several copies completing on one phase: CUTLASS's
 // multicast loads split each operand tile among the CTAs of a cluster, so
 // the CTA of rank 3 writes its slice at 0x180 of a tile that starts at a
@@ -26,11 +26,11 @@ import (
 type swzWrite struct {
 	phase       uint64
 	off, n, rep uint32
-	h           *Hazard // the warning, for a destination off the repeat
+	h           *Hazard // the note, for a destination off the repeat
 }
 
 // noteSwizzled records a swizzled TMA write of n bytes at off that
-// counts on phase of mb; h is its warning when off is not a multiple of
+// counts on phase of mb; h is its note when off is not a multiple of
 // the repeat rep.
 func (mb *mbarrier) noteSwizzled(phase uint64, off, n, rep uint32, h *Hazard) {
 	if len(mb.swz) >= maxSwzWrites {
@@ -67,22 +67,13 @@ func (mb *mbarrier) checkSwizzled(phase uint64, all bool) {
 // swizzleCovered reports whether the writes of w's phase with w's repeat
 // cover the bytes from w's repeat boundary up to w.
 func (mb *mbarrier) swizzleCovered(w swzWrite) bool {
-	start := w.off - w.off%w.rep
-	var spans [][2]uint32
+	var set spans
 	for _, o := range mb.swz {
-		if o.rep == w.rep && o.phase == w.phase && o.off < w.off && o.off+o.n > start {
-			spans = append(spans, [2]uint32{o.off, o.off + o.n})
+		if o.rep == w.rep && o.phase == w.phase {
+			set.add(o.off, o.off+o.n)
 		}
 	}
-	slices.SortFunc(spans, func(a, b [2]uint32) int { return int(a[0]) - int(b[0]) })
-	at := start
-	for _, s := range spans {
-		if s[0] > at {
-			return false
-		}
-		at = max(at, s[1])
-	}
-	return at >= w.off
+	return set.covers(w.off-w.off%w.rep, w.off)
 }
 
 // flushSwizzled decides every write still waiting for its phase (the CTA
