@@ -172,11 +172,15 @@ type genSource struct {
 }
 
 func newGenSource(spec string, f *numfmt.Format, per int) (*genSource, error) {
+	want := f.Name // the generator type of the operand's values
+	if want == "tf32" {
+		want = "f32"
+	}
 	parts := strings.Split(spec, ":")
 	if len(parts) > 1 && parts[1] == "tf32" && f.Name == "tf32" {
-		parts[1] = "f32"
+		parts[1] = want
 	}
-	parts = withOperandType(parts, f)
+	parts = withOperandType(parts, want)
 	fill, err := launch.ParseFill(strings.Join(parts, ":"))
 	if err != nil {
 		return nil, err
@@ -184,10 +188,6 @@ func newGenSource(spec string, f *numfmt.Format, per int) (*genSource, error) {
 	g := &genSource{fill: fill, f: f, per: per}
 	if fill.Kind == launch.FillZero || fill.Kind == launch.FillRandom {
 		return g, nil
-	}
-	want := f.Name
-	if want == "tf32" {
-		want = "f32"
 	}
 	if fill.Type.String() != want {
 		if _, err := launch.ParseScalarType(want); err != nil {
@@ -200,10 +200,11 @@ func newGenSource(spec string, f *numfmt.Format, per int) (*genSource, error) {
 }
 
 // withOperandType completes a typed generator written without its type
-// (iota, const:0.5, uniform:7:-1:1) with the operand's element type, which
-// the instruction already names; a generator that names a type, or an
-// operand whose format launch has no type for, is left as written.
-func withOperandType(parts []string, f *numfmt.Format) []string {
+// (iota, const:0.5, uniform:7:-1:1) with typ, the generator type of the
+// operand's values, which the instruction already names; a generator that
+// names a type, or an operand whose format launch has no type for, is left
+// as written.
+func withOperandType(parts []string, typ string) []string {
 	switch parts[0] {
 	case "iota", "const", "int", "uniform":
 	default:
@@ -213,10 +214,6 @@ func withOperandType(parts []string, f *numfmt.Format) []string {
 		if _, err := launch.ParseScalarType(parts[1]); err == nil {
 			return parts
 		}
-	}
-	typ := f.Name
-	if typ == "tf32" {
-		typ = "f32"
 	}
 	if _, err := launch.ParseScalarType(typ); err != nil {
 		return parts
